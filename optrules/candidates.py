@@ -1,0 +1,194 @@
+"""Candidate rules for selection: conjunctions of simple conditions mined level by level on bitsets.
+
+Atoms (single conditions) come from the discretised data:
+
+- a categorical feature gives ``feature in {c}`` for each training category c;
+- a numeric feature, discretised (ChiMerge by default, at most ``DEFAULT_MAX_INTERVALS`` bins) into bins with cuts c_1 < ... < c_{k-1},
+  gives the thresholds ``feature in [min, c_j)`` and ``feature in [c_j, max]`` and every interior
+  bin ``feature in [c_j, c_{j+1})``.
+
+Conjunctions of up to ``max_len`` atoms on distinct features are grown Apriori-style: a conjunction
+is extended only if it covers at least ``min_support`` of the positives (a share of them), which is
+anti-monotone, so nothing frequent is missed. Coverage is held as packed uint64 bitsets and supports
+are popcounts. Candidates are then kept if they cover a larger share of the positives than of the
+negatives (local support, as in LIBRE's filter), deduplicated by coverage (fewest atoms kept), and
+the ``max_candidates`` best are returned, ranked by exclusiveness lsup+ / (lsup+ + lsup-), then
+positive support, then fewer atoms. A missing value satisfies no atom.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from optrules.data import Schema
+from optrules.discretize import Bins, discretize
+from optrules.ruleset import CategoricalCondition, Condition, Interval, NumericCondition
+
+__all__ = ["CandidateRules", "mine_candidates", "numeric_atoms", "DEFAULT_MAX_INTERVALS"]
+
+#: ChiMerge at the papers' thresholds keeps hundreds of bins on noisy columns (adult's fnlwgt: ~1,200),
+#: which multiplies the conjunctions; candidates cap each numeric feature at this many bins by default.
+DEFAULT_MAX_INTERVALS = 6
+
+
+@dataclass(frozen=True)
+class CandidateRules:
+    """Candidate conjunctions and their coverage of the training samples (samples x candidates)."""
+
+    conjunctions: tuple[tuple[Condition, ...], ...]
+    coverage: np.ndarray
+    n_mined: int
+
+    @property
+    def n_atoms(self) -> np.ndarray:
+        return np.array([len(c) for c in self.conjunctions], dtype=int)
+
+    def __len__(self) -> int:
+        return len(self.conjunctions)
+
+
+def numeric_atoms(feature: str, bins: Bins) -> list[NumericCondition]:
+    """Threshold and interior-bin conditions of one discretised numeric feature."""
+    cuts = list(bins.cuts)
+    atoms = [NumericCondition(feature, [Interval(-math.inf, c, True, False)]) for c in cuts]
+    atoms += [NumericCondition(feature, [Interval(c, math.inf, True, True)]) for c in cuts]
+    atoms += [NumericCondition(feature, [Interval(lo, hi, True, False)]) for lo, hi in zip(cuts, cuts[1:])]
+    return atoms
+
+
+def _pack(columns: np.ndarray) -> np.ndarray:
+    """Bool matrix (samples x k) -> uint64 bitsets (k x words)."""
+    n = columns.shape[0]
+    padded = np.zeros((-(-n // 64)) * 64, dtype=bool)
+    out = []
+    for column in columns.T:
+        padded[:n] = column
+        out.append(np.packbits(padded, bitorder="little").view(np.uint64))
+    return np.array(out, dtype=np.uint64).reshape(columns.shape[1], -1)
+
+
+def _unpack(bits: np.ndarray, n: int) -> np.ndarray:
+    """uint64 bitsets (k x words) -> bool matrix (samples x k)."""
+    as_bytes = bits.view(np.uint8).reshape(bits.shape[0], -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n].T.astype(bool)
+
+
+def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretization: str,
+           discretization_params: dict) -> tuple[list[Condition], np.ndarray, np.ndarray]:
+    """All atoms, their feature index, and their coverage (samples x atoms)."""
+    conditions: list[Condition] = []
+    feature_of: list[int] = []
+    masks: list[np.ndarray] = []
+    for index, feature in enumerate(schema.features):
+        column = X[feature].to_numpy()
+        if schema.categorical[index]:
+            present = pd.Series(column).dropna()
+            for category in sorted(present.unique().tolist(), key=lambda c: (type(c).__name__, str(c))):
+                conditions.append(CategoricalCondition(feature, [category]))
+        else:
+            values = column.astype(float)
+            if np.isnan(values).all():
+                continue
+            bins = discretize(values, is_positive, method=discretization, **discretization_params)
+            conditions.extend(numeric_atoms(feature, bins))
+        while len(feature_of) < len(conditions):
+            feature_of.append(index)
+            masks.append(conditions[len(masks)].evaluate(column))
+    coverage = np.array(masks, dtype=bool).T if masks else np.zeros((len(X), 0), dtype=bool)
+    return conditions, np.array(feature_of, dtype=int), coverage
+
+
+def mine_candidates(
+    X: pd.DataFrame,
+    schema: Schema,
+    is_positive: np.ndarray,
+    max_len: int = 3,
+    min_support: float = 0.05,
+    max_candidates: int = 500,
+    discretization: str = "chimerge",
+    discretization_params: dict | None = None,
+    chunk_bytes: int = 64 << 20,
+) -> CandidateRules:
+    """Mine candidate conjunctions from validated data (see the module docstring)."""
+    if max_len < 1:
+        raise ValueError(f"max_len must be at least 1, got {max_len}")
+    if not 0.0 <= min_support <= 1.0:
+        raise ValueError(f"min_support must lie in [0, 1], got {min_support}")
+    if max_candidates < 1:
+        raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+    is_positive = np.asarray(is_positive, dtype=bool)
+    n = len(is_positive)
+    n_pos, n_neg = int(is_positive.sum()), int((~is_positive).sum())
+    min_count = max(1, math.ceil(min_support * n_pos))
+
+    params = dict(discretization_params or {})
+    if discretization == "chimerge":
+        params.setdefault("max_intervals", DEFAULT_MAX_INTERVALS)
+    conditions, feature_of, atom_cover = _atoms(X, schema, is_positive, discretization, params)
+    atom_bits = _pack(atom_cover)
+    pos_bits = _pack(is_positive[:, None])[0]
+    neg_bits = _pack(~is_positive[:, None])[0]
+
+    def supports(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (np.bitwise_count(bits & pos_bits).sum(axis=-1),
+                np.bitwise_count(bits & neg_bits).sum(axis=-1))
+
+    atom_pos, atom_neg = supports(atom_bits)
+    frequent = np.flatnonzero(atom_pos >= min_count)
+    atom_bits_f, feature_f = atom_bits[frequent], feature_of[frequent]
+
+    # Every frequent conjunction: atom indices (into `frequent`), positive and negative support, bits.
+    level_items = [(int(a),) for a in range(len(frequent))]
+    level_bits = atom_bits_f
+    found_items: list[tuple[int, ...]] = list(level_items)
+    found_pos = [atom_pos[frequent]]
+    found_neg = [atom_neg[frequent]]
+    found_bits = [level_bits]
+    words = max(1, atom_bits.shape[1])
+    for _ in range(1, max_len):
+        if not level_items:
+            break
+        last_feature = np.array([feature_f[items[-1]] for items in level_items])
+        per_parent = max(1, chunk_bytes // (8 * words * max(1, len(frequent))))
+        next_items: list[tuple[int, ...]] = []
+        next_pos, next_neg, next_bits = [], [], []
+        for start in range(0, len(level_items), per_parent):
+            stop = min(start + per_parent, len(level_items))
+            joined = level_bits[start:stop, None, :] & atom_bits_f[None, :, :]
+            pos, neg = supports(joined)
+            allowed = feature_f[None, :] > last_feature[start:stop, None]
+            parent, atom = np.nonzero(allowed & (pos >= min_count))
+            next_items.extend(level_items[start + p] + (int(a),) for p, a in zip(parent, atom))
+            next_pos.append(pos[parent, atom])
+            next_neg.append(neg[parent, atom])
+            next_bits.append(joined[parent, atom])
+        level_items = next_items
+        level_bits = np.concatenate(next_bits) if next_bits else np.zeros((0, words), np.uint64)
+        found_items.extend(level_items)
+        found_pos.extend(next_pos)
+        found_neg.extend(next_neg)
+        found_bits.append(level_bits)
+
+    pos_support = np.concatenate(found_pos).astype(float) if found_items else np.zeros(0)
+    neg_support = np.concatenate(found_neg).astype(float) if found_items else np.zeros(0)
+    bits = np.concatenate(found_bits) if found_items else np.zeros((0, words), np.uint64)
+    lsup_pos = pos_support / max(n_pos, 1)
+    lsup_neg = neg_support / max(n_neg, 1)
+    keep = np.flatnonzero(lsup_pos > lsup_neg)
+    length = np.array([len(items) for items in found_items], dtype=int)
+    exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
+    order = keep[np.lexsort((keep, length[keep], -pos_support[keep], -exclusiveness[keep]))]
+
+    # Deduplicate by coverage, keeping the best-ranked (hence shortest among equals) conjunction.
+    ranked_bits = np.ascontiguousarray(bits[order])
+    _, first = np.unique(ranked_bits.view(np.dtype((np.void, ranked_bits.shape[1] * 8))).ravel(),
+                         return_index=True)
+    order = order[np.sort(first)][:max_candidates]
+
+    conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
+    coverage = _unpack(bits[order], n) if len(order) else np.zeros((n, 0), dtype=bool)
+    return CandidateRules(conjunctions, coverage, len(found_items))

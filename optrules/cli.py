@@ -1,0 +1,123 @@
+"""The ``optrules`` command line.
+
+    optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--param alpha=0.7 ...]
+    optrules datasets
+    optrules methods
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Sequence
+
+import numpy as np
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
+from sklearn.model_selection import train_test_split
+
+from optrules.datasets import info, list_datasets, load
+from optrules.registry import METHODS, make_estimator
+
+__all__ = ["main"]
+
+
+def _parse_param(text: str) -> tuple[str, Any]:
+    """``key=value`` with value read as JSON when it parses (numbers, true, null, {...}), else a string."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param expects key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str, float]:
+    return {
+        "accuracy": accuracy_score(y_true, y_pred),
+        "balanced_accuracy": balanced_accuracy_score(y_true, y_pred),
+        "f1": f1_score(y_true == positive, y_pred == positive, zero_division=0.0),
+    }
+
+
+def _fit_command(args: argparse.Namespace) -> int:
+    X, y = load(args.dataset)
+    params = dict(args.param or [])
+    if args.solver:
+        params["solver"] = args.solver
+    estimator_class = METHODS[args.method].estimator if args.method in METHODS else None
+    positive = args.positive if args.positive is not None else y.attrs.get("positive")
+    if positive is None:
+        positive = y.value_counts().idxmin()
+    if estimator_class is not None and "positive" in estimator_class().get_params():
+        params.setdefault("positive", positive)
+    estimator = make_estimator(args.method, **params)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
+    estimator.fit(X_train, y_train)
+    ruleset = estimator.ruleset_
+    print(f"# {args.method} on {args.dataset}: {len(X_train)} training / {len(X_test)} test samples, "
+          f"positive class {positive!r}\n")
+    print(ruleset)
+    print()
+    train = _metrics(y_train.to_numpy(), estimator.predict(X_train), positive)
+    test = _metrics(y_test.to_numpy(), estimator.predict(X_test), positive)
+    print(f"{'':10s}{'accuracy':>10s}{'bal. acc.':>11s}{'F1':>8s}")
+    for name, values in (("train", train), ("test", test)):
+        print(f"{name:10s}{values['accuracy']:10.3f}{values['balanced_accuracy']:11.3f}{values['f1']:8.3f}")
+    print(f"\nrules {ruleset.n_rules}, atoms {ruleset.n_atoms} ({ruleset.avg_atoms:.2f} per rule), "
+          f"fit {ruleset.meta['fit_seconds']:.2f} s")
+    for report in ruleset.meta.get("solve_reports", []):
+        gap = "-" if report.gap is None else f"{100 * report.gap:.2f}%"
+        print(f"solver {report.solver} {report.solver_version}: {report.problem_class.value} "
+              f"status {report.status.value} ({report.termination}), objective {report.objective}, "
+              f"bound {report.best_bound}, gap {gap}, build {report.build_seconds:.2f} s, "
+              f"solve {report.solve_seconds:.2f} s")
+    return 0
+
+
+def _datasets_command(_: argparse.Namespace) -> int:
+    for name in list_datasets():
+        entry = info(name)
+        print(f"{name:16s}{entry['n_rows']:>7d} rows {entry['n_features']:>3d} features  "
+              f"classes {entry['classes']}")
+    return 0
+
+
+def _methods_command(_: argparse.Namespace) -> int:
+    for name, method in sorted(METHODS.items()):
+        print(f"{name:18s}{'exact' if method.exact else 'heuristic':10s}{method.description}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    fit = commands.add_parser("fit", help="fit one method on a bundled dataset and print its rules")
+    fit.add_argument("--dataset", required=True, choices=list_datasets())
+    fit.add_argument("--method", required=True, choices=sorted(METHODS))
+    fit.add_argument("--solver", help="solver name (see docs/solvers.md)")
+    fit.add_argument("--param", action="append", type=_parse_param, metavar="KEY=VALUE",
+                     help="a method parameter; values are read as JSON when they parse")
+    fit.add_argument("--positive", help="positive class (default: the dataset's, else the minority)")
+    fit.add_argument("--test-size", type=float, default=0.3)
+    fit.add_argument("--seed", type=int, default=0)
+    fit.set_defaults(run=_fit_command)
+    commands.add_parser("datasets", help="list the bundled datasets").set_defaults(run=_datasets_command)
+    commands.add_parser("methods", help="list the registered methods").set_defaults(run=_methods_command)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except ValueError as error:  # bad input: say what is wrong, no traceback
+        print(f"optrules: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

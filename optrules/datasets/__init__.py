@@ -1,0 +1,359 @@
+"""Bundled benchmark datasets and a loader for CSV files in the same format.
+
+The package ships 15 small real-world classification data sets (mostly from
+the UCI Machine Learning Repository; see ``data/README.md`` for sources and
+citations).  Every file is a gzip-compressed CSV with a header row, a label
+column ``class`` holding the class values as strings, and missing values
+written as empty fields.  ``data/manifest.json`` records, for each data set,
+which columns are categorical and which are numeric, the class counts, the
+positive class (if one is conventional) and the number of missing cells.
+
+Typical use::
+
+    from optrules import datasets
+
+    datasets.list_datasets()          # ['adult', 'australian', ...]
+    X, y = datasets.load("german")    # X: DataFrame, y: Series of str
+    y.attrs["positive"]               # positive class from the manifest
+    datasets.info("german")["citation"]
+
+    X, y = datasets.load_csv("my.csv.gz", label="target", positive="yes")
+
+Column conventions for the returned ``X``:
+
+* categorical columns have pandas ``category`` dtype whose categories are the
+  original strings from the file (codes such as ``"1"``, ``"A11"`` or ``"y"``
+  are never converted to numbers);
+* numeric columns are ``float64``;
+* missing values are ``NaN``.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+import json
+import os
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+
+__all__ = ["list_datasets", "load", "info", "load_csv"]
+
+_DATA_PACKAGE = __name__
+_DATA_DIR = "data"
+_MANIFEST = "manifest.json"
+_README = "README.md"
+_LABEL = "class"
+
+
+# --------------------------------------------------------------------------
+# Manifest and README
+# --------------------------------------------------------------------------
+
+
+def _data_file(filename: str) -> Any:
+    """Return an ``importlib.resources`` handle for a bundled data file."""
+    return resources.files(_DATA_PACKAGE).joinpath(_DATA_DIR).joinpath(filename)
+
+
+@functools.lru_cache(maxsize=1)
+def _manifest() -> dict[str, dict[str, Any]]:
+    """Read ``manifest.json`` once and index its entries by data set name."""
+    text = _data_file(_MANIFEST).read_text(encoding="utf-8")
+    raw = json.loads(text)
+    entries = raw.values() if isinstance(raw, dict) else raw
+    out: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        out[entry["name"]] = entry
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _citations() -> dict[str, str]:
+    """Extract the per-data-set ``Citation:`` sentence(s) from ``README.md``.
+
+    The README has one ``## <name>`` section per data set; the citation is
+    the text following ``Citation:`` in that section.  Data sets without such
+    a line are simply absent from the result.
+    """
+    try:
+        text = _data_file(_README).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return {}
+    out: dict[str, str] = {}
+    for section in re.split(r"^## ", text, flags=re.MULTILINE)[1:]:
+        heading, _, body = section.partition("\n")
+        match = re.search(r"Citation:\s*(.+?)(?:\n\s*\n|\Z)", body, flags=re.DOTALL)
+        if match:
+            out[heading.strip()] = " ".join(match.group(1).split())
+    return out
+
+
+def _canonical_name(name: str) -> str:
+    """Map a user-supplied data set name to its manifest key.
+
+    Matching ignores case, surrounding whitespace, and treats ``-`` and
+    spaces like ``_`` (so ``"House-Votes-84"`` finds ``house_votes_84``).
+
+    Raises:
+        TypeError: if ``name`` is not a string.
+        ValueError: if no bundled data set has that name; the message lists
+            the known names and, when there is one, the closest match.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"dataset name must be a str, got {type(name).__name__}")
+    manifest = _manifest()
+    if name in manifest:
+        return name
+    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
+    if key in manifest:
+        return key
+    known = sorted(manifest)
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(
+        f"unknown dataset {name!r}.{hint} Known datasets: {', '.join(known)}"
+    )
+
+
+# --------------------------------------------------------------------------
+# Public API: bundled data sets
+# --------------------------------------------------------------------------
+
+
+def list_datasets() -> list[str]:
+    """Return the names of the bundled data sets, sorted alphabetically."""
+    return sorted(_manifest())
+
+
+def info(name: str) -> dict[str, Any]:
+    """Return the manifest entry of a bundled data set.
+
+    The result is a fresh copy of the entry from ``manifest.json`` (keys such
+    as ``n_rows``, ``n_features``, ``categorical``, ``numeric``, ``classes``
+    (class value -> count), ``positive_class`` (may be ``None``),
+    ``missing_cells``, ``source``, ``notes``, ``used_in``) plus ``citation``:
+    the citation text from ``data/README.md``, or ``None`` if there is none.
+
+    Raises:
+        ValueError: if ``name`` is not a bundled data set.
+    """
+    canonical = _canonical_name(name)
+    entry = copy.deepcopy(_manifest()[canonical])
+    entry["citation"] = _citations().get(canonical)
+    return entry
+
+
+@functools.lru_cache(maxsize=None)
+def _load_cached(canonical: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Read and type one bundled data set (cached; never hand out directly)."""
+    entry = _manifest()[canonical]
+    label = entry.get("label", _LABEL)
+    categorical = list(entry.get("categorical", []))
+    numeric = list(entry.get("numeric", []))
+
+    # Categorical and label columns are read as text so that codes such as
+    # "1" or "A11" stay strings; only empty fields count as missing.
+    dtypes: dict[str, Any] = {c: str for c in categorical}
+    dtypes.update({c: "float64" for c in numeric})
+    dtypes[label] = str
+    with resources.as_file(_data_file(entry["file"])) as path:
+        frame = pd.read_csv(
+            path,
+            compression="gzip",
+            dtype=dtypes,
+            keep_default_na=False,
+            na_values=[""],
+        )
+
+    expected = set(categorical) | set(numeric) | {label}
+    if set(frame.columns) != expected:
+        extra = sorted(set(frame.columns) - expected)
+        absent = sorted(expected - set(frame.columns))
+        raise RuntimeError(
+            f"bundled file {entry['file']!r} does not match manifest.json "
+            f"(unexpected columns: {extra}; missing columns: {absent})"
+        )
+
+    y = frame.pop(label)
+    y.name = _LABEL
+    for col in categorical:
+        frame[col] = frame[col].astype("category")
+    for col in numeric:
+        frame[col] = frame[col].astype("float64")
+    return frame, y
+
+
+def load(name: str) -> tuple[pd.DataFrame, pd.Series]:
+    """Load a bundled data set.
+
+    Args:
+        name: one of :func:`list_datasets` (case-insensitive; ``-`` may be
+            used for ``_``).
+
+    Returns:
+        ``(X, y)``. ``X`` keeps the column order of the file; categorical
+        columns (per the manifest) are ``category`` dtype with the original
+        string values as categories, numeric columns are ``float64``, missing
+        values are ``NaN``. ``y`` is a Series of strings named ``"class"``;
+        ``y.attrs["positive"]`` holds the manifest's ``positive_class``
+        (``None`` for data sets without a conventional positive class) and
+        ``y.attrs["dataset"]`` the data set name.
+
+        Results are cached per process; every call returns fresh copies, so
+        modifying them does not affect later calls.
+
+    Raises:
+        ValueError: if ``name`` is not a bundled data set.
+    """
+    canonical = _canonical_name(name)
+    X_cached, y_cached = _load_cached(canonical)
+    X = X_cached.copy(deep=True)
+    y = y_cached.copy(deep=True)
+    X.attrs = {"dataset": canonical}
+    y.attrs = {
+        "dataset": canonical,
+        "positive": _manifest()[canonical].get("positive_class"),
+    }
+    return X, y
+
+
+# --------------------------------------------------------------------------
+# Public API: arbitrary CSV files
+# --------------------------------------------------------------------------
+
+
+def _is_gzip(path: Path) -> bool:
+    """True if the file starts with the gzip magic number."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def _as_numeric(values: pd.Series) -> pd.Series | None:
+    """Parse a text column as float64, or return ``None`` if it is not numeric.
+
+    A column is numeric when every non-missing value parses as a number
+    (an all-missing column counts as numeric).
+    """
+    try:
+        parsed = pd.to_numeric(values, errors="raise")
+    except (ValueError, TypeError):
+        return None
+    return parsed.astype("float64")
+
+
+def _format_values(values: Iterable[Any]) -> str:
+    """Render a short, sorted list of values for error messages."""
+    shown = sorted(map(str, values))
+    if len(shown) > 20:
+        shown = shown[:20] + ["..."]
+    return "[" + ", ".join(repr(v) if v != "..." else v for v in shown) + "]"
+
+
+def load_csv(
+    path: str | os.PathLike[str],
+    label: str = "class",
+    positive: Any = None,
+    categorical: list[str] | None = None,
+) -> tuple[pd.DataFrame, pd.Series]:
+    """Load any CSV file in the bundled format.
+
+    The file may be plain text or gzip-compressed (detected from its content,
+    not its name). It must have a header row; only empty fields are treated
+    as missing (strings such as ``"NA"`` or ``"?"`` are kept as values).
+
+    Column types of ``X``:
+
+    * a column whose non-missing values all parse as numbers becomes
+      ``float64`` (an entirely empty column too);
+    * any other column (text, ``True``/``False``, mixed) becomes
+      ``category`` whose categories are the strings found in the file;
+    * columns listed in ``categorical`` are always ``category`` of strings,
+      even if they look numeric (e.g. codes ``"1"``, ``"2"``, ``"3"``).
+
+    Args:
+        path: path of the CSV file.
+        label: name of the label column; it is removed from ``X`` and
+            returned as ``y``.
+        positive: optional positive class. It does not change ``y``; it is
+            only checked to be one of the label values (non-string values are
+            compared through ``str()``, so ``1`` matches ``"1"``) and stored
+            in ``y.attrs["positive"]`` (as the string found in the file).
+        categorical: columns to force to ``category`` dtype.
+
+    Returns:
+        ``(X, y)`` with ``y`` a Series of strings named after ``label``.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ValueError: if the label column is absent (the message lists the
+            columns present), if ``categorical`` names unknown columns or the
+            label column, if the label column has missing values, or if
+            ``positive`` is not a value of the label column (the message lists
+            the classes present).
+    """
+    file_path = Path(os.fspath(path))
+    if not file_path.exists():
+        raise FileNotFoundError(f"CSV file not found: {str(file_path)!r}")
+    if file_path.is_dir():
+        raise IsADirectoryError(f"expected a CSV file, got a directory: {str(file_path)!r}")
+
+    frame = pd.read_csv(
+        file_path,
+        compression="gzip" if _is_gzip(file_path) else None,
+        dtype=str,
+        keep_default_na=False,
+        na_values=[""],
+    )
+
+    columns = [str(c) for c in frame.columns]
+    if label not in frame.columns:
+        raise ValueError(
+            f"label column {label!r} not found in {str(file_path)!r}; "
+            f"columns present: {columns}"
+        )
+
+    forced = list(categorical or [])
+    unknown = [c for c in forced if c not in frame.columns]
+    if unknown:
+        raise ValueError(
+            f"categorical columns not found in {str(file_path)!r}: {unknown}; "
+            f"columns present: {columns}"
+        )
+    if label in forced:
+        raise ValueError(f"label column {label!r} cannot also be listed in categorical")
+
+    y = frame.pop(label)
+    n_missing_labels = int(y.isna().sum())
+    if n_missing_labels:
+        raise ValueError(
+            f"label column {label!r} in {str(file_path)!r} has "
+            f"{n_missing_labels} missing value(s)"
+        )
+
+    forced_set = set(forced)
+    for col in list(frame.columns):
+        numeric = None if col in forced_set else _as_numeric(frame[col])
+        if numeric is None:
+            frame[col] = frame[col].astype("category")
+        else:
+            frame[col] = numeric
+
+    classes = set(y.unique())
+    if positive is not None:
+        pos_key = positive if isinstance(positive, str) else str(positive)
+        if pos_key not in classes:
+            raise ValueError(
+                f"positive class {positive!r} is not a value of label column "
+                f"{label!r}; classes present: {_format_values(classes)}"
+            )
+        positive = pos_key
+
+    frame.attrs = {"source": str(file_path)}
+    y.attrs = {"source": str(file_path), "positive": positive}
+    return frame, y

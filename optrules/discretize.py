@@ -1,0 +1,494 @@
+"""Discretization of one numeric column into ordered, left-closed bins.
+
+Used by the LIBRE inverse one-hot encoding (every numeric feature becomes a set
+of ordered bins, printed like the paper's ``[min, 40)``, ``[40, 60)``,
+``[60, max]``) and by candidate-rule mining.
+
+Two discretizers are provided:
+
+* :func:`chimerge` -- Kerber's supervised bottom-up ChiMerge (AAAI-92);
+* :func:`equal_frequency` -- unsupervised quantile cuts.
+
+Both return a :class:`Bins`, which only stores the cut points.  Missing values
+(NaN) are ignored when learning the cuts and are mapped to ``-1`` by
+:meth:`Bins.assign`; giving them their own bin is the caller's job.
+
+Conventions of this implementation (see ``docs/discretization.md``):
+
+* expected-count floor: an expected count of exactly 0 is replaced by
+  :data:`EXPECTED_FLOOR` ``= 0.1`` (Kerber's rule), in the denominator *and* in
+  the numerator, so each such empty cell contributes ``0.1`` to the statistic;
+* tie rule: exactly one pair is merged per step -- the adjacent pair with the
+  lowest chi-square, ties broken by the leftmost pair (statistics are rounded
+  to 9 decimals first, so floating-point noise does not break ties);
+* stop rule: merging stops as soon as the lowest chi-square is ``>= threshold``
+  and the number of intervals is ``<= max_intervals`` (if given), or as soon as
+  the number of intervals is ``<= min_intervals``;
+* cut placement: each cut is the smallest observed value of the upper interval.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import operator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "EXPECTED_FLOOR",
+    "Bins",
+    "chimerge",
+    "equal_frequency",
+    "discretize",
+    "METHODS",
+]
+
+#: Value that replaces an expected count of exactly 0 in the chi-square
+#: statistic (Kerber 1992).  With it an empty cell of the 2 x n_classes table
+#: contributes ``(0 - 0.1)**2 / 0.1 = 0.1``.
+EXPECTED_FLOOR = 0.1
+
+#: Chi-square values are rounded to this many decimals (``rint(x * 1e9) / 1e9``)
+#: before they are compared, so that pairs whose statistics are mathematically
+#: equal but differ by floating-point noise (which depends on the order of the
+#: class columns) are treated as ties and resolved by the leftmost-pair rule.
+_CHI2_DECIMALS = 9
+_CHI2_SCALE = 10.0**_CHI2_DECIMALS
+
+#: Number of classes up to which the merge loop updates chi-square values with
+#: plain Python arithmetic instead of numpy (faster for tiny tables; both paths
+#: give bit-identical results).
+_SCALAR_MAX_CLASSES = 32
+
+
+# --------------------------------------------------------------------------- #
+# Bins
+# --------------------------------------------------------------------------- #
+def _format_number(x: float) -> str:
+    """Compact, non-scientific rendering of an ordinary number.
+
+    Shortest representation that round-trips, capped at 12 significant
+    digits, written positionally (``0.529``, ``1250``, ``30.7``, ``178356``).
+    Only extreme magnitudes (``>= 1e15`` or ``< 1e-6``) fall back to ``g``
+    formatting with exponent.
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0.0:
+        return "0"  # also turns -0.0 into "0"
+    ax = abs(x)
+    if ax >= 1e15 or ax < 1e-6:
+        return format(x, ".12g")
+    return np.format_float_positional(
+        x, precision=12, unique=True, fractional=False, trim="-"
+    )
+
+
+@dataclass(frozen=True)
+class Bins:
+    """Cut points ``c_1 < ... < c_{k-1}`` splitting the real line into ``k`` bins.
+
+    ``bin 0 = [min, c_1)``, ``bin j = [c_j, c_{j+1})``, last ``= [c_{k-1}, max]``.
+    Bins are left-closed and right-open; the first bin is unbounded below and
+    the last unbounded above, so unseen extreme values still fall in a bin.
+    With no cuts there is a single bin holding every non-missing value.
+    """
+
+    cuts: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        raw = np.asarray(self.cuts, dtype=np.float64)
+        if raw.ndim != 1:
+            raise ValueError(f"cuts must be one-dimensional, got shape {raw.shape}")
+        if np.isnan(raw).any():
+            raise ValueError("cuts must not contain NaN")
+        if raw.size > 1 and not np.all(np.diff(raw) > 0):
+            raise ValueError(f"cuts must be strictly increasing, got {raw.tolist()}")
+        object.__setattr__(self, "cuts", tuple(float(c) for c in raw))
+
+    @property
+    def n_bins(self) -> int:
+        """Number of bins (``len(cuts) + 1``)."""
+        return len(self.cuts) + 1
+
+    def assign(self, values: Any) -> np.ndarray:
+        """Bin index (int64) of each value; NaN gives ``-1``.
+
+        Vectorised with ``np.searchsorted(cuts, values, side="right")``: a value
+        equal to a cut ``c_j`` goes to the bin that starts at ``c_j``.  The
+        output has the shape of ``values``.
+        """
+        arr = _as_float_array(values, allow_nd=True)
+        idx = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), arr, side="right")
+        idx = np.asarray(idx, dtype=np.int64)
+        nan = np.isnan(arr)
+        if nan.any():
+            idx = np.where(nan, np.int64(-1), idx)
+        return idx
+
+    def _check_index(self, j: int) -> int:
+        j = operator.index(j)
+        if not 0 <= j < self.n_bins:
+            raise IndexError(f"bin index {j} out of range for {self.n_bins} bin(s)")
+        return j
+
+    def interval(self, j: int) -> tuple[float, float]:
+        """``(low, high)`` of bin ``j``; ``-inf`` / ``+inf`` at the two ends."""
+        j = self._check_index(j)
+        low = -math.inf if j == 0 else self.cuts[j - 1]
+        high = math.inf if j == self.n_bins - 1 else self.cuts[j]
+        return (low, high)
+
+    def label(self, j: int) -> str:
+        """Readable label as printed in the LIBRE paper.
+
+        ``"[min, 40)"`` for the first bin, ``"[40, 60)"`` for inner bins,
+        ``"[60, max]"`` for the last one and ``"[min, max]"`` if there is a
+        single bin.
+        """
+        j = self._check_index(j)
+        low = "min" if j == 0 else _format_number(self.cuts[j - 1])
+        if j == self.n_bins - 1:
+            return f"[{low}, max]"
+        return f"[{low}, {_format_number(self.cuts[j])})"
+
+    def labels(self) -> list[str]:
+        """Labels of all bins, in order."""
+        return [self.label(j) for j in range(self.n_bins)]
+
+
+# --------------------------------------------------------------------------- #
+# input helpers
+# --------------------------------------------------------------------------- #
+def _as_float_array(values: Any, *, allow_nd: bool = False) -> np.ndarray:
+    if hasattr(values, "to_numpy"):  # pandas Series / Index / extension arrays
+        try:
+            arr = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        except TypeError:
+            arr = np.asarray(values.to_numpy(), dtype=np.float64)
+    else:
+        try:
+            arr = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"values must be numeric: {exc}") from None
+    if not allow_nd and arr.ndim != 1:
+        raise ValueError(f"values must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:
+    """Integer codes ``0..n_classes-1`` for hashable labels; missing -> -1."""
+    if isinstance(y, (pd.Series, pd.Index, pd.Categorical, np.ndarray)):
+        arr = y
+        if getattr(arr, "ndim", 1) != 1:
+            raise ValueError(f"y must be one-dimensional, got shape {arr.shape}")
+    else:
+        items = list(y)
+        arr = np.empty(len(items), dtype=object)
+        arr[:] = items
+    if len(arr) != n:
+        raise ValueError(f"values and y have different lengths ({n} != {len(arr)})")
+    codes, uniques = pd.factorize(arr, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), len(uniques)
+
+
+# --------------------------------------------------------------------------- #
+# chi-square
+# --------------------------------------------------------------------------- #
+def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
+    """Chi-square of every adjacent pair of rows of a class-count table.
+
+    ``counts`` has shape ``(m, n_classes)``; the result has length ``m - 1``,
+    entry ``i`` being the statistic of the 2 x n_classes table made of rows
+    ``i`` and ``i + 1``.  ``E_ij = R_i * C_j / N``, with an expected count of 0
+    replaced by :data:`EXPECTED_FLOOR`.  Cell terms are summed sequentially in
+    the order (row a, class 0), (row b, class 0), (row a, class 1), ... and
+    the sum is rounded to ``_CHI2_DECIMALS`` decimals, so the result is
+    bit-identical to :func:`_pair_chi2`.
+    """
+    counts = np.asarray(counts)
+    m = counts.shape[0]
+    if m < 2:
+        return np.zeros(0, dtype=np.float64)
+    upper = counts[:-1]
+    lower = counts[1:]
+    a = upper.astype(np.float64)
+    b = lower.astype(np.float64)
+    ra = upper.sum(axis=1).astype(np.float64)[:, None]
+    rb = lower.sum(axis=1).astype(np.float64)[:, None]
+    n = ra + rb
+    c = (upper + lower).astype(np.float64)
+    ea = ra * c / n
+    eb = rb * c / n
+    ea[ea == 0.0] = EXPECTED_FLOOR
+    eb[eb == 0.0] = EXPECTED_FLOOR
+    da = a - ea
+    db = b - eb
+    ta = da * da / ea
+    tb = db * db / eb
+    terms = np.empty((m - 1, 2 * counts.shape[1]), dtype=np.float64)
+    terms[:, 0::2] = ta
+    terms[:, 1::2] = tb
+    # ufunc.accumulate is a strict left-to-right running sum (no pairwise
+    # summation), which keeps the result identical to the scalar version.
+    total = np.add.accumulate(terms, axis=1)[:, -1]
+    return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
+
+
+def _pair_chi2(a: list[int], b: list[int]) -> float:
+    """Chi-square of the 2 x n_classes table with rows ``a`` and ``b``.
+
+    Plain-Python twin of :func:`_adjacent_chi2` (same operations in the same
+    order, hence the same IEEE result); used in the merge loop for few classes.
+    """
+    ra = float(sum(a))
+    rb = float(sum(b))
+    n = ra + rb
+    total = 0.0
+    for aj, bj in zip(a, b):
+        cj = float(aj + bj)
+        ea = ra * cj / n
+        eb = rb * cj / n
+        if ea == 0.0:
+            ea = EXPECTED_FLOOR
+        if eb == 0.0:
+            eb = EXPECTED_FLOOR
+        da = aj - ea
+        db = bj - eb
+        total += da * da / ea
+        total += db * db / eb
+    # round() on a float rounds half to even, like np.rint
+    return float(round(total * _CHI2_SCALE)) / _CHI2_SCALE
+
+
+# --------------------------------------------------------------------------- #
+# ChiMerge
+# --------------------------------------------------------------------------- #
+def chimerge(
+    values: Any,
+    y: Any,
+    threshold: float = 4.6,
+    max_intervals: int | None = None,
+    min_intervals: int = 1,
+) -> Bins:
+    """Kerber's ChiMerge (AAAI-92) on one numeric column.
+
+    Starts with one interval per distinct non-missing value and repeatedly
+    merges the adjacent pair of intervals with the lowest chi-square statistic
+    (ties: leftmost pair; one merge per step).  Stops as soon as
+
+    * the lowest chi-square is ``>= threshold`` **and** there are at most
+      ``max_intervals`` intervals (when given), or
+    * there are at most ``min_intervals`` intervals.
+
+    ``threshold <= 0`` therefore never merges for significance (chi-square is
+    never negative) but ``max_intervals`` still applies.  Typical thresholds
+    are 6, 4.6 (about the 0.90 quantile of chi-square with 1 dof, i.e. two
+    classes) and 4; in general ``scipy.stats.chi2.ppf(q, n_classes - 1)``.
+
+    Rows whose value is NaN, or whose label is missing (None / NaN), are
+    ignored.  Labels may be any hashable objects.  Each cut is the smallest
+    observed value of the interval above it.
+    """
+    thr = float(threshold)
+    if math.isnan(thr):
+        raise ValueError("threshold must be a number, got NaN")
+    if max_intervals is not None:
+        max_intervals = operator.index(max_intervals)
+        if max_intervals < 1:
+            raise ValueError(f"max_intervals must be >= 1, got {max_intervals}")
+    min_intervals = operator.index(min_intervals)
+    if min_intervals < 1:
+        raise ValueError(f"min_intervals must be >= 1, got {min_intervals}")
+    if max_intervals is not None and max_intervals < min_intervals:
+        raise ValueError(
+            f"max_intervals ({max_intervals}) must be >= min_intervals ({min_intervals})"
+        )
+
+    x = _as_float_array(values)
+    codes, n_classes = _as_label_codes(y, x.shape[0])
+    keep = ~np.isnan(x) & (codes >= 0)
+    x = x[keep]
+    codes = codes[keep]
+    if x.size == 0:
+        return Bins(())
+    # only classes seen on the kept rows count (a label that occurs only next
+    # to a missing value must not add an all-empty column to the table)
+    present = np.bincount(codes, minlength=n_classes) > 0
+    if not present.all():
+        remap = np.cumsum(present) - 1
+        codes = remap[codes]
+        n_classes = int(present.sum())
+
+    uniq, inverse = np.unique(x, return_inverse=True)
+    m = uniq.size
+    if m == 1:
+        return Bins(())
+    # class-count table: one row per distinct value (vectorised)
+    table = np.bincount(
+        inverse.ravel() * n_classes + codes, minlength=m * n_classes
+    ).reshape(m, n_classes)
+
+    starts = _merge_intervals(table, thr, max_intervals, min_intervals)
+    return Bins(tuple(uniq[starts[1:]].tolist()))
+
+
+def _merge_intervals(
+    table: np.ndarray,
+    threshold: float,
+    max_intervals: int | None,
+    min_intervals: int,
+) -> np.ndarray:
+    """Bottom-up merging; returns the sorted start rows of the final intervals.
+
+    Intervals are kept in a doubly linked list indexed by their first row.
+    A min-heap holds ``(chi2, left_start, left_version, right_version)`` for
+    adjacent pairs; entries made stale by a merge are discarded lazily.  Each
+    merge recomputes only the two pairs that touch the merged interval.
+    """
+    m, k = table.shape
+    n_int = m
+    chi = _adjacent_chi2(table)
+
+    def must_stop(top_chi: float) -> bool:
+        return top_chi >= threshold and (max_intervals is None or n_int <= max_intervals)
+
+    if n_int <= min_intervals:
+        return np.arange(m)
+    # quick exit: nothing to merge at all
+    if must_stop(float(chi.min())):
+        return np.arange(m)
+
+    nxt = list(range(1, m + 1))  # nxt[i] == m means "no next interval"
+    prv = list(range(-1, m - 1))
+    ver = [0] * m
+    alive = [True] * m
+    scalar = k <= _SCALAR_MAX_CLASSES
+    if scalar:
+        counts: list = table.tolist()
+    else:
+        counts = [row.copy() for row in table]
+
+    heap = [(float(c), i, 0, 0) for i, c in enumerate(chi.tolist())]
+    heapq.heapify(heap)
+    push = heapq.heappush
+    pop = heapq.heappop
+
+    while n_int > min_intervals:
+        # drop stale entries from the top
+        while heap:
+            c, left, vl, vr = heap[0]
+            if alive[left] and ver[left] == vl:
+                right = nxt[left]
+                if right < m and ver[right] == vr:
+                    break
+            pop(heap)
+        if not heap:
+            break
+        c, left, vl, vr = heap[0]
+        if must_stop(c):
+            break
+        pop(heap)
+
+        right = nxt[left]
+        # merge `right` into `left`
+        if scalar:
+            counts[left] = [p + q for p, q in zip(counts[left], counts[right])]
+        else:
+            counts[left] = counts[left] + counts[right]
+        alive[right] = False
+        after = nxt[right]
+        nxt[left] = after
+        if after < m:
+            prv[after] = left
+        ver[left] += 1
+        n_int -= 1
+
+        before = prv[left]
+        if scalar:
+            if before >= 0:
+                push(heap, (_pair_chi2(counts[before], counts[left]), before, ver[before], ver[left]))
+            if after < m:
+                push(heap, (_pair_chi2(counts[left], counts[after]), left, ver[left], ver[after]))
+        else:
+            rows = []
+            if before >= 0:
+                rows.append(counts[before])
+            rows.append(counts[left])
+            if after < m:
+                rows.append(counts[after])
+            if len(rows) > 1:
+                new = _adjacent_chi2(np.vstack(rows)).tolist()
+                pos = 0
+                if before >= 0:
+                    push(heap, (new[pos], before, ver[before], ver[left]))
+                    pos += 1
+                if after < m:
+                    push(heap, (new[pos], left, ver[left], ver[after]))
+
+    return np.flatnonzero(np.asarray(alive))
+
+
+# --------------------------------------------------------------------------- #
+# equal frequency
+# --------------------------------------------------------------------------- #
+def equal_frequency(values: Any, n_bins: int = 5) -> Bins:
+    """Quantile (equal-frequency) cuts on the non-missing values.
+
+    With ``v`` the ``n`` sorted non-missing values, candidate cut ``i``
+    (``i = 1 .. n_bins-1``) is the observed value ``v[(i * n) // n_bins]``,
+    so that, without ties, bin ``i-1`` holds about ``n / n_bins`` values.
+    Candidates are deduplicated and a candidate equal to the minimum is
+    dropped (it would leave the first bin empty), so ties may give fewer than
+    ``n_bins`` bins.
+    """
+    if isinstance(n_bins, bool):
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
+    try:
+        n_bins = operator.index(n_bins)
+    except TypeError:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}") from None
+    if n_bins < 1:
+        raise ValueError(f"n_bins must be an integer >= 1, got {n_bins}")
+    x = _as_float_array(values)
+    x = np.sort(x[~np.isnan(x)])
+    n = x.size
+    if n == 0 or n_bins == 1:
+        return Bins(())
+    ranks = (np.arange(1, n_bins, dtype=np.int64) * n) // n_bins
+    cand = np.unique(x[ranks])
+    cand = cand[cand > x[0]]
+    return Bins(tuple(cand.tolist()))
+
+
+# --------------------------------------------------------------------------- #
+# dispatcher
+# --------------------------------------------------------------------------- #
+METHODS = ("chimerge", "equal_frequency")
+
+
+def discretize(values: Any, y: Any = None, method: str = "chimerge", **params: Any) -> Bins:
+    """Discretize one column with the named method.
+
+    ``method="chimerge"`` needs class labels ``y`` and accepts the keyword
+    arguments of :func:`chimerge`; ``method="equal_frequency"`` ignores ``y``
+    and accepts ``n_bins``.  Unknown methods or a missing ``y`` raise
+    ``ValueError``.
+    """
+    if method == "chimerge":
+        if y is None:
+            raise ValueError("method 'chimerge' is supervised and needs class labels y")
+        return chimerge(values, y, **params)
+    if method == "equal_frequency":
+        return equal_frequency(values, **params)
+    raise ValueError(
+        f"unknown discretization method {method!r}; expected one of "
+        + ", ".join(repr(m) for m in METHODS)
+    )

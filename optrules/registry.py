@@ -1,0 +1,69 @@
+"""Method registry: a method name -> its estimator class, with small seeded parameters for tests.
+
+``optrules.fit(X, y, method=..., **params)`` and the CLI and experiment runner find methods here, and
+``tests/test_estimators.py`` walks every entry through scikit-learn's estimator checks, so a method
+added here cannot skip them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from optrules.estimators import RulesetClassifier, SetCoverClassifier
+from optrules.ruleset import Ruleset
+
+__all__ = ["Method", "METHODS", "get_method", "make_estimator", "fit"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method: its estimator, whether it is exact, fixed parameters and test parameters."""
+
+    name: str
+    estimator: type[RulesetClassifier]
+    exact: bool
+    description: str
+    fixed: dict[str, Any] = field(default_factory=dict)
+    test_params: dict[str, Any] = field(default_factory=dict)
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("setcover", SetCoverClassifier, True,
+               "rule set chosen among mined candidates by the weighted set-cover ILP",
+               fixed={"selection": "ilp"},
+               test_params={"candidates": {"max_len": 2, "max_candidates": 50},
+                            "solver_options": {"time_limit": 20}}),
+        Method("setcover-greedy", SetCoverClassifier, False,
+               "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
+               fixed={"selection": "greedy"},
+               test_params={"candidates": {"max_len": 2, "max_candidates": 50}}),
+    )
+}
+
+
+def get_method(name: str) -> Method:
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; known methods: {sorted(METHODS)}") from None
+
+
+def make_estimator(name: str, **params: Any) -> RulesetClassifier:
+    """A configured estimator of method ``name``; unknown parameters are an error naming them."""
+    method = get_method(name)
+    valid = set(method.estimator().get_params())
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {unknown} for method {name!r}; valid: {sorted(valid)}")
+    clash = sorted(k for k in params if k in method.fixed and params[k] != method.fixed[k])
+    if clash:
+        raise ValueError(f"method {name!r} fixes {clash}; use the matching method name instead")
+    return method.estimator(**{**params, **method.fixed})
+
+
+def fit(X: Any, y: Any, method: str = "setcover", **params: Any) -> Ruleset:
+    """Fit method ``method`` on (X, y) and return its Ruleset."""
+    return make_estimator(method, **params).fit(X, y).ruleset_

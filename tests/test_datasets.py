@@ -1,0 +1,345 @@
+"""Tests for optrules.datasets: bundled data sets and the CSV loader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrules import datasets
+
+EXPECTED_NAMES = [
+    "adult",
+    "australian",
+    "breast_cancer",
+    "car_evaluation",
+    "german",
+    "haberman",
+    "heart_statlog",
+    "house_votes_84",
+    "monk1",
+    "monk2",
+    "monk3",
+    "mushroom",
+    "pima",
+    "tic_tac_toe",
+    "wisconsin",
+]
+
+
+def _raw_manifest() -> list[dict]:
+    """The manifest read straight from the package data, bypassing the API."""
+    path = resources.files("optrules.datasets").joinpath("data").joinpath("manifest.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+MANIFEST = {entry["name"]: entry for entry in _raw_manifest()}
+
+
+def _is_string_categorical(series: pd.Series) -> bool:
+    return isinstance(series.dtype, pd.CategoricalDtype) and all(
+        isinstance(v, str) for v in series.cat.categories
+    )
+
+
+# --------------------------------------------------------------------------
+# Bundled data sets
+# --------------------------------------------------------------------------
+
+
+def test_list_datasets_is_sorted_manifest_names() -> None:
+    names = datasets.list_datasets()
+    assert names == EXPECTED_NAMES
+    assert names == sorted(MANIFEST)
+
+
+def test_all_data_files_are_bundled() -> None:
+    data = resources.files("optrules.datasets").joinpath("data")
+    for entry in MANIFEST.values():
+        assert data.joinpath(entry["file"]).is_file(), entry["file"]
+    assert data.joinpath("README.md").is_file()
+
+
+@pytest.mark.parametrize("name", EXPECTED_NAMES)
+def test_load_matches_manifest(name: str) -> None:
+    entry = MANIFEST[name]
+    X, y = datasets.load(name)
+
+    assert isinstance(X, pd.DataFrame)
+    assert isinstance(y, pd.Series)
+    assert X.shape == (entry["n_rows"], entry["n_features"])
+    assert len(y) == entry["n_rows"]
+    assert y.name == "class"
+    assert "class" not in X.columns
+    assert set(X.columns) == set(entry["categorical"]) | set(entry["numeric"])
+
+    # Class values are strings and the counts agree with the manifest.
+    assert all(isinstance(v, str) for v in y)
+    assert y.value_counts().to_dict() == entry["classes"]
+    assert y.attrs["positive"] == entry["positive_class"]
+    if entry["positive_class"] is not None:
+        assert entry["positive_class"] in set(y)
+
+    # Missing cells are NaN in X; labels are never missing.
+    assert int(X.isna().sum().sum()) == entry["missing_cells"]
+    assert not y.isna().any()
+
+    for col in entry["categorical"]:
+        assert _is_string_categorical(X[col]), (name, col, X[col].dtype)
+    for col in entry["numeric"]:
+        assert X[col].dtype == np.float64, (name, col, X[col].dtype)
+
+
+def test_categorical_codes_stay_strings() -> None:
+    X, _ = datasets.load("australian")
+    assert set(X["A4"].cat.categories) == {"1", "2", "3"}
+    X, _ = datasets.load("monk1")
+    assert set(X["a5"].cat.categories) == {"1", "2", "3", "4"}
+    X, _ = datasets.load("german")
+    assert set(X["checking_status"].cat.categories) == {"A11", "A12", "A13", "A14"}
+    X, _ = datasets.load("breast_cancer")
+    assert set(X["deg-malig"].cat.categories) == {"1", "2", "3"}
+    assert "40-49" in set(X["age"].cat.categories)
+    X, y = datasets.load("heart_statlog")
+    assert set(X["thal"].cat.categories) == {"3", "6", "7"}
+    assert X["age"].dtype == np.float64
+
+
+def test_house_votes_missing_values_are_nan() -> None:
+    X, y = datasets.load("house_votes_84")
+    assert set(y) == {"democrat", "republican"}
+    for col in X.columns:
+        assert set(X[col].cat.categories) == {"n", "y"}
+        # "?" was turned into missing, not kept as a category.
+        assert "?" not in set(X[col].cat.categories)
+    assert X["export-administration-act-south-africa"].isna().sum() == 104
+    assert X["immigration"].isna().sum() == 7
+    missing = X.isna()
+    assert int(missing.sum().sum()) == 392
+    # Missing entries of a categorical column are real NaN (code -1).
+    col = X["mx-missile"]
+    assert (col.cat.codes[col.isna()] == -1).all()
+    assert all(isinstance(v, float) and math.isnan(v) for v in col[col.isna()])
+
+
+def test_numeric_missing_values_are_nan() -> None:
+    X, _ = datasets.load("wisconsin")
+    assert X["Bare_Nuclei"].dtype == np.float64
+    assert int(X["Bare_Nuclei"].isna().sum()) == 16
+    assert X.drop(columns="Bare_Nuclei").notna().all().all()
+
+
+def test_name_is_normalised() -> None:
+    X1, _ = datasets.load("house_votes_84")
+    X2, _ = datasets.load("  House-Votes-84 ")
+    pd.testing.assert_frame_equal(X1, X2)
+
+
+def test_unknown_name_lists_known_names() -> None:
+    with pytest.raises(ValueError, match=r"unknown dataset 'no_such_data'") as err:
+        datasets.load("no_such_data")
+    message = str(err.value)
+    for name in EXPECTED_NAMES:
+        assert name in message
+
+
+def test_unknown_name_suggests_close_match() -> None:
+    with pytest.raises(ValueError, match=r"Did you mean 'mushroom'\?"):
+        datasets.load("mushrooms")
+    with pytest.raises(ValueError, match=r"unknown dataset"):
+        datasets.info("nope")
+
+
+def test_non_string_name_is_type_error() -> None:
+    with pytest.raises(TypeError, match="must be a str"):
+        datasets.load(3)  # type: ignore[arg-type]
+
+
+def test_load_returns_independent_copies() -> None:
+    X1, y1 = datasets.load("tic_tac_toe")
+    original_first = X1.iloc[0].tolist()
+    original_label = y1.iloc[0]
+
+    X1.iloc[0, 0] = "x" if X1.iloc[0, 0] != "x" else "o"
+    X1["extra"] = 1.0
+    y1.iloc[0] = "negative" if original_label == "positive" else "positive"
+    y1.attrs["positive"] = "changed"
+
+    X2, y2 = datasets.load("tic_tac_toe")
+    assert "extra" not in X2.columns
+    assert X2.iloc[0].tolist() == original_first
+    assert y2.iloc[0] == original_label
+    assert y2.attrs["positive"] == "positive"
+    assert X2 is not X1 and y2 is not y1
+
+
+def test_info_entry() -> None:
+    entry = datasets.info("adult")
+    assert entry["name"] == "adult"
+    assert entry["n_rows"] == 48842
+    assert entry["n_features"] == 14
+    assert entry["positive_class"] == ">50K"
+    assert entry["classes"] == {"<=50K": 37155, ">50K": 11687}
+    assert "Kohavi" in entry["citation"]
+    # Mutating the returned dict does not leak back.
+    entry["classes"]["<=50K"] = 0
+    assert datasets.info("adult")["classes"]["<=50K"] == 37155
+
+
+@pytest.mark.parametrize("name", EXPECTED_NAMES)
+def test_info_has_citation(name: str) -> None:
+    entry = datasets.info(name)
+    assert entry["n_rows"] == MANIFEST[name]["n_rows"]
+    assert isinstance(entry["citation"], str)
+    assert "UCI" in entry["citation"]
+
+
+# --------------------------------------------------------------------------
+# load_csv
+# --------------------------------------------------------------------------
+
+CSV_TEXT = (
+    "flag,colour,size,code,class\n"
+    "True,red,1.5,1,yes\n"
+    "False,blue,,2,no\n"
+    ",red,3,3,yes\n"
+    "True,,4.25,1,no\n"
+    "False,green,-2,2,yes\n"
+)
+
+
+@pytest.fixture(params=["plain", "gzip", "gzip_no_suffix"])
+def csv_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    if request.param == "plain":
+        path = tmp_path / "toy.csv"
+        path.write_text(CSV_TEXT, encoding="utf-8")
+    else:
+        name = "toy.csv.gz" if request.param == "gzip" else "toy.data"
+        path = tmp_path / name
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            fh.write(CSV_TEXT)
+    return path
+
+
+def test_load_csv_types_and_missing(csv_path: Path) -> None:
+    X, y = datasets.load_csv(csv_path)
+
+    assert list(X.columns) == ["flag", "colour", "size", "code"]
+    assert y.name == "class"
+    assert y.tolist() == ["yes", "no", "yes", "no", "yes"]
+    assert y.attrs["positive"] is None
+
+    # bool column -> category of the strings in the file, missing -> NaN
+    assert _is_string_categorical(X["flag"])
+    assert set(X["flag"].cat.categories) == {"True", "False"}
+    assert X["flag"].isna().tolist() == [False, False, True, False, False]
+
+    # string column -> category, missing -> NaN
+    assert _is_string_categorical(X["colour"])
+    assert set(X["colour"].cat.categories) == {"red", "blue", "green"}
+    assert X["colour"].isna().tolist() == [False, False, False, True, False]
+
+    # numeric columns -> float64, missing -> NaN
+    assert X["size"].dtype == np.float64
+    np.testing.assert_array_equal(
+        X["size"].to_numpy(), np.array([1.5, np.nan, 3.0, 4.25, -2.0])
+    )
+    assert X["code"].dtype == np.float64
+    assert X["code"].tolist() == [1.0, 2.0, 3.0, 1.0, 2.0]
+
+
+def test_load_csv_plain_and_gzip_agree(tmp_path: Path) -> None:
+    plain = tmp_path / "a.csv"
+    plain.write_text(CSV_TEXT, encoding="utf-8")
+    packed = tmp_path / "a.csv.gz"
+    with gzip.open(packed, "wt", encoding="utf-8") as fh:
+        fh.write(CSV_TEXT)
+    X1, y1 = datasets.load_csv(str(plain))
+    X2, y2 = datasets.load_csv(packed)
+    pd.testing.assert_frame_equal(X1, X2)
+    pd.testing.assert_series_equal(y1, y2)
+
+
+def test_load_csv_forced_categorical(csv_path: Path) -> None:
+    X, _ = datasets.load_csv(csv_path, categorical=["code", "size"])
+    assert _is_string_categorical(X["code"])
+    assert set(X["code"].cat.categories) == {"1", "2", "3"}
+    assert _is_string_categorical(X["size"])
+    assert set(X["size"].cat.categories) == {"1.5", "3", "4.25", "-2"}
+    assert X["size"].isna().sum() == 1
+
+
+def test_load_csv_other_label_and_positive(tmp_path: Path) -> None:
+    path = tmp_path / "b.csv"
+    path.write_text("x,target\n1,0\n2,1\n3,1\n", encoding="utf-8")
+    X, y = datasets.load_csv(path, label="target", positive="1")
+    assert list(X.columns) == ["x"]
+    assert y.name == "target"
+    # positive is validated and recorded, y itself is unchanged
+    assert y.tolist() == ["0", "1", "1"]
+    assert y.attrs["positive"] == "1"
+    # a non-string positive is compared through str()
+    _, y = datasets.load_csv(path, label="target", positive=1)
+    assert y.attrs["positive"] == "1"
+
+
+def test_load_csv_only_empty_fields_are_missing(tmp_path: Path) -> None:
+    path = tmp_path / "c.csv"
+    path.write_text("v,class\nNA,a\n?,b\n,a\n", encoding="utf-8")
+    X, _ = datasets.load_csv(path)
+    assert _is_string_categorical(X["v"])
+    assert set(X["v"].cat.categories) == {"NA", "?"}
+    assert X["v"].isna().sum() == 1
+
+
+def test_load_csv_missing_file(tmp_path: Path) -> None:
+    missing = tmp_path / "does_not_exist.csv"
+    with pytest.raises(FileNotFoundError, match="does_not_exist.csv"):
+        datasets.load_csv(missing)
+
+
+def test_load_csv_missing_label(csv_path: Path) -> None:
+    with pytest.raises(
+        ValueError, match=r"label column 'target' not found.*columns present: .*'colour'"
+    ):
+        datasets.load_csv(csv_path, label="target")
+
+
+def test_load_csv_bad_positive(csv_path: Path) -> None:
+    with pytest.raises(
+        ValueError, match=r"positive class 'maybe'.*classes present: \['no', 'yes'\]"
+    ):
+        datasets.load_csv(csv_path, positive="maybe")
+
+
+def test_load_csv_unknown_categorical_column(csv_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"categorical columns not found.*'weight'"):
+        datasets.load_csv(csv_path, categorical=["weight"])
+    with pytest.raises(ValueError, match=r"label column 'class' cannot"):
+        datasets.load_csv(csv_path, categorical=["class"])
+
+
+def test_load_csv_missing_labels_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("x,class\n1,a\n2,\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"1 missing value"):
+        datasets.load_csv(path)
+
+
+def test_load_csv_reads_bundled_file_like_load() -> None:
+    entry = MANIFEST["german"]
+    ref = resources.files("optrules.datasets").joinpath("data").joinpath(entry["file"])
+    with resources.as_file(ref) as path:
+        X, y = datasets.load_csv(
+            path, positive="bad", categorical=entry["categorical"]
+        )
+    X_ref, y_ref = datasets.load("german")
+    pd.testing.assert_frame_equal(X, X_ref)
+    assert y.tolist() == y_ref.tolist()
+    assert y.attrs["positive"] == "bad"

@@ -1,0 +1,494 @@
+"""Tests for optrules.discretize (ChiMerge, equal-frequency bins, Bins)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import chi2_contingency
+
+import optrules.discretize as dz
+from optrules.discretize import (
+    EXPECTED_FLOOR,
+    Bins,
+    chimerge,
+    discretize,
+    equal_frequency,
+)
+
+PROPS = settings(derandomize=True, max_examples=150, deadline=None)
+
+
+# --------------------------------------------------------------------------- #
+# helpers
+# --------------------------------------------------------------------------- #
+def reference_chimerge(values, y, threshold, max_intervals=None, min_intervals=1):
+    """Naive O(m^2) ChiMerge: recompute every adjacent chi2 each round, merge
+    the first (leftmost) minimum.  Uses the module's own pair statistic so that
+    ties are resolved on identical floating-point values."""
+    values = np.asarray(values, dtype=float)
+    y = list(y)
+    pairs = [(v, c) for v, c in zip(values, y) if not math.isnan(v)]
+    if not pairs:
+        return ()
+    classes = sorted({c for _, c in pairs}, key=repr)
+    distinct = sorted({v for v, _ in pairs})
+    rows = []
+    for d in distinct:
+        rows.append([sum(1 for v, c in pairs if v == d and c == k) for k in classes])
+    starts = list(range(len(distinct)))
+    while len(rows) > min_intervals and len(rows) > 1:
+        chis = [dz._pair_chi2(rows[i], rows[i + 1]) for i in range(len(rows) - 1)]
+        lo = min(chis)
+        if lo >= threshold and (max_intervals is None or len(rows) <= max_intervals):
+            break
+        i = chis.index(lo)
+        rows[i] = [p + q for p, q in zip(rows[i], rows[i + 1])]
+        del rows[i + 1]
+        del starts[i + 1]
+    return tuple(float(distinct[s]) for s in starts[1:])
+
+
+def reference_assign(cuts, values):
+    out = []
+    for v in values:
+        if math.isnan(v):
+            out.append(-1)
+            continue
+        j = 0
+        for c in cuts:
+            if v >= c:
+                j += 1
+        out.append(j)
+    return np.array(out, dtype=np.int64)
+
+
+small_values = st.lists(
+    st.one_of(st.integers(-6, 6).map(float), st.just(float("nan"))),
+    min_size=1,
+    max_size=40,
+)
+
+
+@st.composite
+def labelled_column(draw, max_classes=3):
+    xs = draw(small_values)
+    n_classes = draw(st.integers(1, max_classes))
+    ys = draw(st.lists(st.integers(0, n_classes - 1), min_size=len(xs), max_size=len(xs)))
+    return xs, ys
+
+
+# --------------------------------------------------------------------------- #
+# chi-square statistic
+# --------------------------------------------------------------------------- #
+def test_chi2_hand_computed_2x2():
+    # rows (10, 5) and (3, 12): R = 15, 15; C = 13, 17; N = 30
+    # E = 6.5, 8.5 in both rows; every |O - E| = 3.5
+    # chi2 = 2 * 12.25 * (1/6.5 + 1/8.5) = 24.5 * 60/221 = 1470/221
+    expected = 1470 / 221
+    assert dz._pair_chi2([10, 5], [3, 12]) == pytest.approx(expected, abs=1e-9)
+    vec = dz._adjacent_chi2(np.array([[10, 5], [3, 12]]))
+    assert vec.shape == (1,)
+    assert vec[0] == pytest.approx(expected, abs=1e-9)
+    stat = chi2_contingency(np.array([[10, 5], [3, 12]]), correction=False)[0]
+    assert vec[0] == pytest.approx(stat, abs=1e-9)
+
+
+def test_chi2_hand_computed_perfect_split():
+    # (2, 0) vs (0, 2): every E = 1, every |O - E| = 1 -> chi2 = 4
+    assert dz._pair_chi2([2, 0], [0, 2]) == pytest.approx(4.0)
+    # identical class distributions -> 0 exactly
+    assert dz._pair_chi2([3, 1], [6, 2]) == 0.0
+
+
+def test_chi2_expected_floor_for_empty_class():
+    # class 1 absent from both rows: its expected counts are 0 and become the
+    # floor 0.1, so each of the two empty cells adds (0 - 0.1)^2 / 0.1 = 0.1
+    assert EXPECTED_FLOOR == 0.1
+    got = dz._pair_chi2([4, 0], [2, 0])
+    assert got == pytest.approx(2 * EXPECTED_FLOOR)
+    assert dz._adjacent_chi2(np.array([[4, 0], [2, 0]]))[0] == got
+    # single class: no empty cell, chi2 is exactly 0
+    assert dz._pair_chi2([4], [2]) == 0.0
+
+
+@PROPS
+@given(
+    st.integers(2, 5).flatmap(
+        lambda k: st.lists(
+            st.lists(st.integers(1, 30), min_size=k, max_size=k), min_size=2, max_size=8
+        )
+    )
+)
+def test_chi2_matches_scipy_without_zero_expectations(rows):
+    table = np.array(rows)
+    vec = dz._adjacent_chi2(table)
+    for i in range(len(rows) - 1):
+        stat = chi2_contingency(table[i : i + 2], correction=False)[0]
+        # the module rounds statistics to 9 decimals
+        assert vec[i] == pytest.approx(stat, rel=1e-9, abs=1e-9)
+
+
+@PROPS
+@given(
+    st.integers(1, 5).flatmap(
+        lambda k: st.lists(
+            st.lists(st.integers(0, 20), min_size=k, max_size=k).filter(lambda r: sum(r) > 0),
+            min_size=2,
+            max_size=8,
+        )
+    )
+)
+def test_vectorised_and_scalar_chi2_are_bit_identical(rows):
+    vec = dz._adjacent_chi2(np.array(rows))
+    for i in range(len(rows) - 1):
+        assert vec[i] == dz._pair_chi2(rows[i], rows[i + 1])  # exact, not approx
+
+
+# --------------------------------------------------------------------------- #
+# ChiMerge behaviour
+# --------------------------------------------------------------------------- #
+def test_chimerge_recovers_single_class_flip():
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 100, 2000).astype(float)
+    y = (x >= 37).astype(int)
+    bins = chimerge(x, y)
+    assert bins.cuts == (37.0,)
+    assert bins.labels() == ["[min, 37)", "[37, max]"]
+
+
+def test_chimerge_recovers_three_pure_blocks():
+    x = np.arange(0.0, 90.0, 0.5)
+    y = np.where(x < 20, "a", np.where(x < 60.5, "b", "c"))
+    bins = chimerge(x, y, threshold=4.6)
+    assert bins.cuts == (20.0, 60.5)
+
+
+def test_chimerge_stop_rule_is_greater_or_equal():
+    x = [0, 0, 1, 1]
+    y = [0, 0, 1, 1]  # chi2 of the only pair is exactly 4
+    assert chimerge(x, y, threshold=4.0).cuts == (1.0,)  # 4 >= 4: stop
+    assert chimerge(x, y, threshold=4.000001).cuts == ()  # 4 < t: merge
+
+
+def test_chimerge_merges_lowest_pair_first_not_left_to_right():
+    # per-value class counts: v0 (3,0), v1 (0,3), v2 (1,1), v3 (1,1)
+    # chi2: (v0,v1) = 6, (v1,v2) = 1.875, (v2,v3) = 0
+    x = [0] * 3 + [1] * 3 + [2, 2] + [3, 3]
+    y = [0] * 3 + [1] * 3 + [0, 1] + [0, 1]
+    assert chimerge(x, y, threshold=0, max_intervals=3).cuts == (1.0, 2.0)
+    assert chimerge(x, y, threshold=0, max_intervals=2).cuts == (1.0,)
+
+
+def test_chimerge_ties_merge_leftmost_pair_one_at_a_time():
+    # chi2: (v0,v1) = 0.2, (v1,v2) = 2, (v2,v3) = 0.2  -> tie, leftmost wins
+    x = [0, 1, 2, 3]
+    y = [0, 0, 1, 1]
+    assert chimerge(x, y, threshold=0, max_intervals=3).cuts == (2.0, 3.0)
+    assert chimerge(x, y, threshold=0, max_intervals=2).cuts == (2.0,)
+
+
+@PROPS
+@given(labelled_column(), st.sampled_from([0.0, 0.5, 2.0, 4.0, 4.6, 6.0, 50.0]),
+       st.one_of(st.none(), st.integers(1, 6)), st.integers(1, 3))
+def test_chimerge_matches_naive_reference(col, threshold, max_intervals, min_intervals):
+    xs, ys = col
+    if max_intervals is not None and max_intervals < min_intervals:
+        max_intervals = min_intervals
+    got = chimerge(xs, ys, threshold=threshold, max_intervals=max_intervals,
+                   min_intervals=min_intervals)
+    assert got.cuts == reference_chimerge(xs, ys, threshold, max_intervals, min_intervals)
+
+
+@PROPS
+@given(labelled_column(max_classes=4), st.permutations(["p", "q", "r", "s"]),
+       st.sampled_from([0.0, 1.0, 2.0, 4.6]), st.one_of(st.none(), st.integers(1, 4)))
+def test_result_does_not_depend_on_class_names_or_their_order(col, names, threshold, mx):
+    xs, ys = col
+    base = chimerge(xs, ys, threshold=threshold, max_intervals=mx)
+    renamed = [names[c] for c in ys]
+    assert chimerge(xs, renamed, threshold=threshold, max_intervals=mx) == base
+    # reversing the rows changes the order in which classes are first seen
+    order = np.argsort(np.array(xs, dtype=float)[::-1], kind="stable")
+    rev_x = [xs[::-1][i] for i in order]
+    rev_y = [renamed[::-1][i] for i in order]
+    assert chimerge(rev_x, rev_y, threshold=threshold, max_intervals=mx) == base
+
+
+@PROPS
+@given(labelled_column(max_classes=4),
+       st.floats(0, 20, allow_nan=False), st.floats(0, 20, allow_nan=False),
+       st.one_of(st.none(), st.integers(1, 6)))
+def test_higher_threshold_never_gives_more_bins(col, t1, t2, max_intervals):
+    xs, ys = col
+    lo, hi = sorted((t1, t2))
+    b_lo = chimerge(xs, ys, threshold=lo, max_intervals=max_intervals)
+    b_hi = chimerge(xs, ys, threshold=hi, max_intervals=max_intervals)
+    assert b_hi.n_bins <= b_lo.n_bins
+    # the merge sequence does not depend on the threshold, so the coarser
+    # result's cuts are a subset of the finer one's
+    assert set(b_hi.cuts) <= set(b_lo.cuts)
+
+
+@PROPS
+@given(labelled_column(), st.floats(0, 10, allow_nan=False), st.integers(1, 5))
+def test_max_intervals_respected_and_cuts_are_observed_values(col, threshold, max_intervals):
+    xs, ys = col
+    bins = chimerge(xs, ys, threshold=threshold, max_intervals=max_intervals)
+    assert bins.n_bins <= max_intervals
+    cuts = np.array(bins.cuts)
+    assert np.all(np.diff(cuts) > 0)  # sorted and unique
+    observed = {v for v in xs if not math.isnan(v)}
+    assert set(bins.cuts) <= observed
+    if observed:
+        assert all(c > min(observed) for c in bins.cuts)  # no empty first bin
+
+
+def test_numpy_update_path_matches_scalar_path(monkeypatch):
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 300, 3000).astype(float)
+    y = rng.integers(0, 5, 3000) + (x // 60).astype(int) * 2
+    expected = chimerge(x, y, threshold=13.4)
+    monkeypatch.setattr(dz, "_SCALAR_MAX_CLASSES", 0)
+    assert chimerge(x, y, threshold=13.4) == expected
+    assert chimerge(x, y, threshold=13.4, max_intervals=4) == chimerge(
+        x, y, threshold=13.4, max_intervals=4
+    )
+    monkeypatch.undo()
+    assert expected.n_bins > 1
+
+
+def test_chimerge_multiclass_hashable_labels_and_missing():
+    x = [1, 2, 3, 4, 5, 6, np.nan, 7, 8, 9]
+    y = [("a", 1), ("a", 1), ("a", 1), "b", "b", "b", "z", None, 3, 3]
+    # the NaN value and the row with a missing label (value 7) are ignored
+    bins = chimerge(x, y, threshold=2.0)
+    assert bins.cuts == (4.0, 8.0)
+    assert chimerge(pd.Series(x, dtype="Float64"), pd.Series(y, dtype=object),
+                    threshold=2.0) == bins
+
+
+def test_class_seen_only_on_missing_rows_is_not_counted():
+    # with two classes a pure pair of singletons has chi2 0.2 (one empty class
+    # column); a third class that only occurs next to NaN must not add a second
+    # empty column (which would lift it to 0.4 >= threshold 0.3)
+    x = [0.0, 1.0, 2.0, np.nan]
+    assert chimerge(x, [0, 0, 1, 2], threshold=0.3).cuts == (2.0,)
+    assert chimerge(x[:3], [0, 0, 1], threshold=0.3).cuts == (2.0,)
+    # with a genuine third (absent-from-the-pair) class the pure pair has 0.4
+    assert chimerge([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 2], threshold=0.3).cuts == (1.0, 2.0, 3.0)
+
+
+def test_chimerge_is_fast_on_fnlwgt_like_column():
+    rng = np.random.default_rng(0)
+    x = np.round(rng.lognormal(12, 0.5, 50_000) / 12)
+    assert np.unique(x).size > 15_000
+    y = (rng.random(x.size) < 1 / (1 + np.exp(-(np.log(x) - 9.9)))).astype(int)
+    t0 = time.perf_counter()
+    bins = chimerge(x, y)
+    elapsed = time.perf_counter() - t0
+    assert 1 < bins.n_bins < np.unique(x).size
+    assert elapsed < 5.0  # typically ~0.15 s; generous bound for loaded machines
+
+
+# --------------------------------------------------------------------------- #
+# ChiMerge edge cases
+# --------------------------------------------------------------------------- #
+def test_all_values_equal_gives_one_bin():
+    assert chimerge([3.5] * 10, [0, 1] * 5) == Bins(())
+
+
+def test_all_values_missing_gives_one_bin():
+    bins = chimerge([np.nan] * 4, [0, 1, 0, 1])
+    assert bins.n_bins == 1 and bins.cuts == ()
+    assert equal_frequency([np.nan] * 4, 3).cuts == ()
+
+
+def test_empty_column_gives_one_bin():
+    assert chimerge([], []).n_bins == 1
+
+
+def test_single_class_gives_one_bin():
+    assert chimerge(np.arange(50.0), ["yes"] * 50).n_bins == 1
+    assert chimerge(np.arange(50.0), ["yes"] * 50, threshold=1e-9).n_bins == 1
+
+
+def test_nonpositive_threshold_keeps_distinct_values():
+    x = [5, 1, 3, 3, 9, 1]
+    y = [0, 0, 0, 0, 0, 0]
+    assert chimerge(x, y, threshold=0).cuts == (3.0, 5.0, 9.0)
+    assert chimerge(x, y, threshold=-1.0).cuts == (3.0, 5.0, 9.0)
+    # ... but max_intervals still applies
+    assert chimerge(x, y, threshold=0, max_intervals=2).n_bins == 2
+
+
+def test_min_intervals_stops_merging_early():
+    x = np.arange(20.0)
+    y = np.zeros(20, dtype=int)
+    assert chimerge(x, y, min_intervals=4).n_bins == 4
+    assert chimerge(x, y, threshold=1e9, min_intervals=1).n_bins == 1
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_max_intervals_below_one_raises(bad):
+    with pytest.raises(ValueError, match=r"max_intervals must be >= 1"):
+        chimerge([1, 2, 3], [0, 1, 0], max_intervals=bad)
+
+
+def test_other_argument_errors():
+    with pytest.raises(ValueError, match=r"min_intervals must be >= 1"):
+        chimerge([1, 2], [0, 1], min_intervals=0)
+    with pytest.raises(ValueError, match=r"max_intervals \(2\) must be >= min_intervals \(3\)"):
+        chimerge([1, 2], [0, 1], max_intervals=2, min_intervals=3)
+    with pytest.raises(ValueError, match=r"different lengths"):
+        chimerge([1, 2, 3], [0, 1])
+    with pytest.raises(ValueError, match=r"threshold must be a number"):
+        chimerge([1, 2], [0, 1], threshold=float("nan"))
+    with pytest.raises(ValueError, match=r"one-dimensional"):
+        chimerge(np.zeros((2, 2)), [0, 1])
+
+
+# --------------------------------------------------------------------------- #
+# equal frequency
+# --------------------------------------------------------------------------- #
+def test_equal_frequency_basic():
+    bins = equal_frequency(np.arange(1.0, 11.0), 5)
+    assert bins.cuts == (3.0, 5.0, 7.0, 9.0)
+    counts = np.bincount(bins.assign(np.arange(1.0, 11.0)))
+    assert counts.tolist() == [2, 2, 2, 2, 2]
+
+
+def test_equal_frequency_ignores_missing_and_dedups_ties():
+    x = [1, 1, 1, 1, 1, 1, 2, 3, np.nan, np.nan]
+    bins = equal_frequency(x, 4)
+    # sorted non-missing v = 1 1 1 1 1 1 2 3; candidates v[2], v[4], v[6]
+    # = 1, 1, 2 -> deduplicated, and 1 (the minimum) dropped
+    assert bins.cuts == (2.0,)
+    assert equal_frequency([4.0] * 7, 3).cuts == ()
+    assert equal_frequency([1, 2, 3], 1).cuts == ()
+
+
+@PROPS
+@given(small_values, st.integers(1, 8))
+def test_equal_frequency_properties(xs, n_bins):
+    bins = equal_frequency(xs, n_bins)
+    observed = {v for v in xs if not math.isnan(v)}
+    assert bins.n_bins <= n_bins
+    assert set(bins.cuts) <= observed
+    assert np.all(np.diff(np.array(bins.cuts)) > 0)
+    if observed:
+        assert all(c > min(observed) for c in bins.cuts)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "3", True])
+def test_equal_frequency_bad_n_bins(bad):
+    with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1"):
+        equal_frequency([1, 2, 3], bad)
+
+
+# --------------------------------------------------------------------------- #
+# Bins
+# --------------------------------------------------------------------------- #
+@PROPS
+@given(
+    st.lists(st.floats(-100, 100, allow_nan=False), max_size=6, unique=True).map(sorted),
+    st.lists(
+        st.one_of(st.floats(-150, 150, allow_nan=False), st.just(float("nan")),
+                  st.sampled_from([-math.inf, math.inf])),
+        max_size=30,
+    ),
+)
+def test_assign_matches_reference_loop(cuts, values):
+    bins = Bins(tuple(cuts))
+    # include the cuts themselves: a value equal to a cut opens that cut's bin
+    values = values + list(cuts)
+    got = bins.assign(np.array(values, dtype=float))
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, reference_assign(cuts, values))
+    for v, j in zip(values, got):
+        if not math.isnan(v):
+            low, high = bins.interval(int(j))
+            assert low <= v < high or (v == math.inf and high == math.inf)
+
+
+def test_assign_nan_and_extremes():
+    bins = Bins((40, 60))
+    got = bins.assign([np.nan, -1e300, 39.999, 40, 59.9, 60, 1e300, np.inf, -np.inf])
+    assert got.tolist() == [-1, 0, 0, 1, 1, 2, 2, 2, 0]
+    assert Bins(()).assign([1.0, np.nan]).tolist() == [0, -1]
+    assert bins.assign(np.array([[40.0], [np.nan]])).shape == (2, 1)
+    assert bins.assign(pd.Series([1.0, None, 70.0], dtype="Float64")).tolist() == [0, -1, 2]
+
+
+def test_interval_and_labels():
+    bins = Bins((40, 60))
+    assert bins.n_bins == 3
+    assert bins.interval(0) == (-math.inf, 40.0)
+    assert bins.interval(1) == (40.0, 60.0)
+    assert bins.interval(2) == (60.0, math.inf)
+    assert [bins.label(j) for j in range(3)] == ["[min, 40)", "[40, 60)", "[60, max]"]
+    assert Bins(()).label(0) == "[min, max]"
+    assert Bins(()).interval(0) == (-math.inf, math.inf)
+    assert Bins((20,)).labels() == ["[min, 20)", "[20, max]"]
+    with pytest.raises(IndexError, match=r"out of range"):
+        bins.label(3)
+    with pytest.raises(IndexError, match=r"out of range"):
+        bins.interval(-1)
+
+
+def test_label_number_formatting():
+    bins = Bins((0.529, 30.7, 1000 + 0.1 + 0.2, 1250, 178356.5, 1_000_000))
+    assert bins.labels() == [
+        "[min, 0.529)",
+        "[0.529, 30.7)",
+        "[30.7, 1000.3)",
+        "[1000.3, 1250)",
+        "[1250, 178356.5)",
+        "[178356.5, 1000000)",
+        "[1000000, max]",
+    ]
+    assert Bins((-2.5, -0.0, 0.0001)).labels() == [
+        "[min, -2.5)", "[-2.5, 0)", "[0, 0.0001)", "[0.0001, max]"
+    ]
+    assert "e" not in Bins((123456789.25,)).label(1)
+
+
+def test_bins_validation_and_normalisation():
+    b = Bins([1, 2.5, np.int64(7)])
+    assert b.cuts == (1.0, 2.5, 7.0)
+    assert all(type(c) is float for c in b.cuts)
+    assert b == Bins((1.0, 2.5, 7.0))
+    with pytest.raises(ValueError, match=r"strictly increasing"):
+        Bins((2, 1))
+    with pytest.raises(ValueError, match=r"strictly increasing"):
+        Bins((1, 1))
+    with pytest.raises(ValueError, match=r"NaN"):
+        Bins((1, float("nan")))
+    with pytest.raises(AttributeError):
+        b.cuts = ()  # frozen
+
+
+# --------------------------------------------------------------------------- #
+# dispatcher
+# --------------------------------------------------------------------------- #
+def test_discretize_dispatches():
+    x = np.arange(0.0, 90.0, 0.5)
+    y = np.where(x < 20, 0, 1)
+    assert discretize(x, y) == chimerge(x, y)
+    assert discretize(x, y, method="chimerge", threshold=6, max_intervals=3) == chimerge(
+        x, y, threshold=6, max_intervals=3
+    )
+    assert discretize(x, method="equal_frequency", n_bins=4) == equal_frequency(x, 4)
+    assert discretize(x, y, method="equal_frequency") == equal_frequency(x)
+
+
+def test_discretize_errors():
+    with pytest.raises(ValueError, match=r"unknown discretization method 'kmeans'"):
+        discretize([1, 2, 3], [0, 1, 0], method="kmeans")
+    with pytest.raises(ValueError, match=r"'chimerge' is supervised and needs class labels y"):
+        discretize([1, 2, 3])
