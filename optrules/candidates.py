@@ -26,6 +26,7 @@ import pandas as pd
 
 from optrules.data import Schema
 from optrules.discretize import Bins, discretize
+from optrules.encode import pack_bits, unpack_bits
 from optrules.ruleset import CategoricalCondition, Condition, Interval, NumericCondition
 
 __all__ = ["CandidateRules", "mine_candidates", "numeric_atoms", "DEFAULT_MAX_INTERVALS"]
@@ -58,23 +59,6 @@ def numeric_atoms(feature: str, bins: Bins) -> list[NumericCondition]:
     atoms += [NumericCondition(feature, [Interval(c, math.inf, True, True)]) for c in cuts]
     atoms += [NumericCondition(feature, [Interval(lo, hi, True, False)]) for lo, hi in zip(cuts, cuts[1:])]
     return atoms
-
-
-def _pack(columns: np.ndarray) -> np.ndarray:
-    """Bool matrix (samples x k) -> uint64 bitsets (k x words)."""
-    n = columns.shape[0]
-    padded = np.zeros((-(-n // 64)) * 64, dtype=bool)
-    out = []
-    for column in columns.T:
-        padded[:n] = column
-        out.append(np.packbits(padded, bitorder="little").view(np.uint64))
-    return np.array(out, dtype=np.uint64).reshape(columns.shape[1], -1)
-
-
-def _unpack(bits: np.ndarray, n: int) -> np.ndarray:
-    """uint64 bitsets (k x words) -> bool matrix (samples x k)."""
-    as_bytes = bits.view(np.uint8).reshape(bits.shape[0], -1)
-    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n].T.astype(bool)
 
 
 def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretization: str,
@@ -129,9 +113,9 @@ def mine_candidates(
     if discretization == "chimerge":
         params.setdefault("max_intervals", DEFAULT_MAX_INTERVALS)
     conditions, feature_of, atom_cover = _atoms(X, schema, is_positive, discretization, params)
-    atom_bits = _pack(atom_cover)
-    pos_bits = _pack(is_positive[:, None])[0]
-    neg_bits = _pack(~is_positive[:, None])[0]
+    atom_bits = pack_bits(atom_cover.T)  # one bitset over the samples per atom
+    pos_bits = pack_bits(is_positive[None, :])[0]
+    neg_bits = pack_bits(~is_positive[None, :])[0]
 
     def supports(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return (np.bitwise_count(bits & pos_bits).sum(axis=-1),
@@ -190,5 +174,5 @@ def mine_candidates(
     order = order[np.sort(first)][:max_candidates]
 
     conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
-    coverage = _unpack(bits[order], n) if len(order) else np.zeros((n, 0), dtype=bool)
+    coverage = unpack_bits(bits[order], n).T if len(order) else np.zeros((n, 0), dtype=bool)
     return CandidateRules(conjunctions, coverage, len(found_items))

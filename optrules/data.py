@@ -84,16 +84,20 @@ def validate_features(
     else:
         array = np.asarray(X, dtype=object if _has_objects(X) else None)
         if array.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional (samples x features), got shape {array.shape}")
+            raise ValueError(f"X must be 2-dimensional (samples x features), got shape {array.shape}. "
+                             "Reshape your data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) "
+                             "for one sample.")
         names = ([str(n) for n in feature_names] if feature_names is not None
                  else [f"x{j}" for j in range(array.shape[1])])
         if len(names) != array.shape[1]:
             raise ValueError(f"{len(names)} feature names given for {array.shape[1]} columns")
         frame = pd.DataFrame(array, columns=range(array.shape[1]))
     if frame.shape[0] == 0:
-        raise ValueError("X is empty: it has no samples")
+        raise ValueError(f"X is empty: no samples; found array with 0 sample(s) (shape={frame.shape}) "
+                         "while a minimum of 1 is required.")
     if frame.shape[1] == 0:
-        raise ValueError("X is empty: it has no features")
+        raise ValueError(f"X is empty: no features; found array with 0 feature(s) (shape={frame.shape}) "
+                         "while a minimum of 1 is required.")
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ValueError(f"X has duplicated column names: {duplicated}")
@@ -146,7 +150,10 @@ def _object_vector(values: Sequence[Any]) -> np.ndarray:
 
 
 def validate_target(y: Any, n_samples: int) -> np.ndarray:
-    """Labels as a 1-d object array; errors for NaN labels, a length mismatch, or fewer than two classes."""
+    """Labels as a 1-d object array; errors for NaN labels, a length mismatch, a continuous target,
+    or fewer than two classes."""
+    if y is None:
+        raise ValueError("this classifier requires y to be passed, but the target y is None")
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of labels, got {y.shape[1]} columns")
@@ -164,9 +171,19 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
     if pd.isna(labels).any():
         raise ValueError(f"y contains {int(pd.isna(labels).sum())} missing (NaN/None) labels")
     labels = _object_vector([_plain(v) for v in labels])
+    if _is_continuous(labels):
+        raise ValueError("Unknown label type: continuous target (non-integer floats); classifiers need class labels")
+    if n_samples == 1:
+        raise ValueError("y has 1 sample; at least two samples of two classes are needed to learn")
     if len(set(labels.tolist())) < 2:
         raise ValueError(f"y has a single class ({labels[0]!r}); at least two classes are needed to learn")
     return labels
+
+
+def _is_continuous(labels: np.ndarray) -> bool:
+    """Floats that are not all whole numbers: a regression target, not class labels."""
+    floats = [v for v in labels.tolist() if isinstance(v, float)]
+    return len(floats) == len(labels) and any(not v.is_integer() for v in floats)
 
 
 @dataclass(frozen=True)

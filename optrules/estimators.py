@@ -94,20 +94,17 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(X, pd.DataFrame):
             X = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
             if X.ndim != 2:
-                raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+                raise ValueError(f"X must be 2-dimensional, got shape {X.shape}. Reshape your data "
+                                 "with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample.")
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input.")
-        elif len(X.columns) and not isinstance(X.columns[0], str) and hasattr(self, "feature_names_in_"):
-            raise ValueError("The feature names should match those that were passed during fit.")
         return X
 
     def predict(self, X: Any) -> np.ndarray:
-        predictions = self.ruleset_.predict(self._check_predict_input(X))
+        X = self._check_predict_input(X)
+        predictions = self.ruleset_.predict(X)
         return np.asarray(predictions.tolist(), dtype=self.classes_.dtype)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        return self.ruleset_.decision_function(self._check_predict_input(X))
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,44 @@
+"""Shared helpers of the benchmark scripts: the machine's description and markdown tables."""
+
+from __future__ import annotations
+
+import os
+import platform
+from datetime import datetime, timezone
+from importlib.metadata import version
+
+
+def describe_machine() -> str:
+    """One markdown line: CPU, cores, memory, Python and the solver/library versions."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            cpu = next(line.split(":", 1)[1].strip() for line in handle if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    memory = ""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory = f", {pages / 2**30:.0f} GiB"
+    except (ValueError, OSError):
+        pass
+    packages = ", ".join(f"{p} {version(p)}" for p in ("optrules", "numpy", "pyomo", "highspy", "pyscipopt"))
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    return (f"Machine: {cpu}, {os.cpu_count()} cores{memory}; Python {platform.python_version()}; "
+            f"{packages}; run {when}.")
+
+
+def markdown_table(rows: list[dict]) -> str:
+    """A markdown table of dict rows (same keys); floats printed with 3 significant digits."""
+    if not rows:
+        return ""
+    keys = list(rows[0])
+
+    def cell(value) -> str:
+        if isinstance(value, float):
+            return f"{value:.3g}" if abs(value) < 1e4 else f"{value:.0f}"
+        return str(value)
+
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
+    return "\n".join(lines)

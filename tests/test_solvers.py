@@ -1,0 +1,743 @@
+"""Tests of the solver layer (optrules.solvers): golden models, honesty at limits, errors."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import replace
+
+import cvxpy as cp
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optrules import solvers as S
+from optrules.solvers import (
+    SOLVERS,
+    ProblemClass,
+    SolveReport,
+    SolverError,
+    SolverNotInstalledError,
+    Status,
+    UnknownSolverError,
+    UnsupportedProblemError,
+    available_solvers,
+    solve,
+)
+
+PC = ProblemClass
+TINY = 0.05  # seconds: far below what the hard instances need (HiGHS needs ~100 s, see docs)
+
+
+# ------------------------------------------------------------------------------------------
+# Golden models with known optima (Pyomo and cvxpy forms of the same problem)
+# ------------------------------------------------------------------------------------------
+
+KNAPSACK = [(10, 5), (13, 6), (7, 4), (8, 3), (6, 2)]  # (value, weight)
+CAPACITY = 10
+
+
+def knapsack_optimum() -> int:
+    """Brute force over all subsets."""
+    return max(
+        sum(v for (v, _), pick in zip(KNAPSACK, picks) if pick)
+        for picks in itertools.product([0, 1], repeat=len(KNAPSACK))
+        if sum(w for (_, w), pick in zip(KNAPSACK, picks) if pick) <= CAPACITY
+    )
+
+
+def pyomo_lp() -> pyo.ConcreteModel:
+    """max x + y + 1  s.t. x + 2y <= 4, 3x + y <= 6, x, y >= 0  ->  x=1.6, y=1.2, 3.8."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, None))
+    m.y = pyo.Var(bounds=(0, None))
+    m.c1 = pyo.Constraint(expr=m.x + 2 * m.y <= 4)
+    m.c2 = pyo.Constraint(expr=3 * m.x + m.y <= 6)
+    m.obj = pyo.Objective(expr=m.x + m.y + 1, sense=pyo.maximize)
+    return m
+
+
+def pyomo_qp() -> pyo.ConcreteModel:
+    """min (x-1)^2 + (y-2)^2 + 0.5  s.t. x + y <= 2  ->  (0.5, 1.5), 1.0."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var()
+    m.y = pyo.Var()
+    m.c = pyo.Constraint(expr=m.x + m.y <= 2)
+    m.obj = pyo.Objective(expr=(m.x - 1) ** 2 + (m.y - 2) ** 2 + 0.5)
+    return m
+
+
+def pyomo_milp() -> pyo.ConcreteModel:
+    """0-1 knapsack, maximised."""
+    m = pyo.ConcreteModel()
+    m.i = pyo.RangeSet(0, len(KNAPSACK) - 1)
+    m.x = pyo.Var(m.i, domain=pyo.Binary)
+    m.cap = pyo.Constraint(expr=sum(KNAPSACK[i][1] * m.x[i] for i in m.i) <= CAPACITY)
+    m.obj = pyo.Objective(expr=sum(KNAPSACK[i][0] * m.x[i] for i in m.i), sense=pyo.maximize)
+    return m
+
+
+def pyomo_miqp() -> pyo.ConcreteModel:
+    """min (x-0.4)^2 + (y-1.6)^2 + 2, x, y integer in [-5, 5], x + y <= 1  ->  (0, 1), 2.52."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers, bounds=(-5, 5))
+    m.y = pyo.Var(domain=pyo.Integers, bounds=(-5, 5))
+    m.c = pyo.Constraint(expr=m.x + m.y <= 1)
+    m.obj = pyo.Objective(expr=(m.x - 0.4) ** 2 + (m.y - 1.6) ** 2 + 2)
+    return m
+
+
+def pyomo_minlp() -> pyo.ConcreteModel:
+    """Bilinear: max x + y - 2z s.t. xy <= 2 + z, z <= x/2, x, y in [0, 4], z binary  ->  4.5.
+
+    z=0: xy <= 2 gives x + y <= 4 + 0.5 (x=4, y=0.5); z=1: x + 3/x - 2 <= 2.75 on [2, 4].
+    """
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 4))
+    m.y = pyo.Var(bounds=(0, 4))
+    m.z = pyo.Var(domain=pyo.Binary)
+    m.bilinear = pyo.Constraint(expr=m.x * m.y <= 2 + m.z)
+    m.link = pyo.Constraint(expr=m.z <= 0.5 * m.x)
+    m.obj = pyo.Objective(expr=m.x + m.y - 2 * m.z, sense=pyo.maximize)
+    return m
+
+
+def pyomo_nlp() -> pyo.ConcreteModel:
+    """Nonconvex QCQP: min x + y s.t. x^2 + y^2 >= 1, x, y in [0, 2]  ->  1 at (1, 0) or (0, 1).
+
+    (sqrt(.5), sqrt(.5)) with 1.414 is a KKT point a local solver can stop at.
+    """
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 2), initialize=1.0)
+    m.y = pyo.Var(bounds=(0, 2), initialize=1.0)
+    m.outside = pyo.Constraint(expr=m.x**2 + m.y**2 >= 1)
+    m.obj = pyo.Objective(expr=m.x + m.y)
+    return m
+
+
+def cvxpy_lp() -> cp.Problem:
+    x, y = cp.Variable(nonneg=True), cp.Variable(nonneg=True)
+    return cp.Problem(cp.Maximize(x + y + 1), [x + 2 * y <= 4, 3 * x + y <= 6])
+
+
+def cvxpy_qp() -> cp.Problem:
+    x, y = cp.Variable(), cp.Variable()
+    return cp.Problem(cp.Minimize(cp.square(x - 1) + cp.square(y - 2) + 0.5), [x + y <= 2])
+
+
+def cvxpy_milp() -> cp.Problem:
+    x = cp.Variable(len(KNAPSACK), boolean=True)
+    value, weight = (np.array(col) for col in zip(*KNAPSACK))
+    return cp.Problem(cp.Maximize(value @ x), [weight @ x <= CAPACITY])
+
+
+def cvxpy_miqp() -> cp.Problem:
+    x, y = cp.Variable(integer=True), cp.Variable(integer=True)
+    return cp.Problem(cp.Minimize(cp.square(x - 0.4) + cp.square(y - 1.6) + 2),
+                      [x + y <= 1, x >= -5, x <= 5, y >= -5, y <= 5])
+
+
+GOLDEN = [  # (class, interface, builder, optimum)
+    (PC.LP, "pyomo", pyomo_lp, 3.8),
+    (PC.QP, "pyomo", pyomo_qp, 1.0),
+    (PC.MILP, "pyomo", pyomo_milp, 24.0),
+    (PC.MIQP, "pyomo", pyomo_miqp, 2.52),
+    (PC.MINLP, "pyomo", pyomo_minlp, 4.5),
+    (PC.NLP, "pyomo", pyomo_nlp, 1.0),
+    (PC.LP, "cvxpy", cvxpy_lp, 3.8),
+    (PC.QP, "cvxpy", cvxpy_qp, 1.0),
+    (PC.MILP, "cvxpy", cvxpy_milp, 24.0),
+    (PC.MIQP, "cvxpy", cvxpy_miqp, 2.52),
+]
+GOLDEN_CASES = [
+    pytest.param(cls, build, optimum, solver, id=f"{cls.value}-{iface}-{solver}")
+    for cls, iface, build, optimum in GOLDEN
+    for solver in available_solvers(cls, iface)
+]
+
+
+def objective_of(model) -> float:
+    """The objective evaluated at the values loaded into the model."""
+    if isinstance(model, cp.Problem):
+        return float(model.objective.value)
+    return pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
+
+
+def test_knapsack_optimum_is_brute_force() -> None:
+    assert knapsack_optimum() == 24
+
+
+def test_every_default_solver_is_installed_here() -> None:
+    """What `pip install optrules` brings must be usable (the matrix below depends on it)."""
+    assert available_solvers()[:4] == ["highs", "scip", "clarabel", "osqp"]
+
+
+@pytest.mark.parametrize(("problem_class", "build", "optimum", "solver"), GOLDEN_CASES)
+def test_golden_models_solve_to_their_known_optimum(problem_class, build, optimum, solver) -> None:
+    model = build()
+    report = solve(model, problem_class, solver)
+    assert report.status is Status.OPTIMAL
+    assert report.termination == "optimal"
+    assert report.has_solution
+    assert report.objective == pytest.approx(optimum, abs=1e-6)
+    assert report.gap == pytest.approx(0.0, abs=1e-9)
+    assert report.best_bound == pytest.approx(optimum, abs=1e-6)
+    assert objective_of(model) == pytest.approx(optimum, abs=1e-6)  # values were loaded
+    assert report.solver == solver and report.problem_class is problem_class
+    assert report.solve_seconds > 0 and report.options == {"verbose": False}
+
+
+def test_golden_matrix_covers_every_class_and_both_interfaces() -> None:
+    covered = {(p.values[0], "cvxpy" if "cvxpy" in p.id else "pyomo") for p in GOLDEN_CASES}
+    assert {cls for cls, _ in covered} == set(ProblemClass)
+    assert {(PC.QP, "cvxpy"), (PC.MIQP, "cvxpy"), (PC.MINLP, "pyomo"), (PC.NLP, "pyomo")} <= covered
+
+
+def test_milp_values_loaded_into_pyomo_model() -> None:
+    model = pyomo_milp()
+    solve(model, PC.MILP, "highs")
+    picked = [i for i in model.i if pyo.value(model.x[i]) > 0.5]
+    assert sum(KNAPSACK[i][1] for i in picked) <= CAPACITY
+    assert sum(KNAPSACK[i][0] for i in picked) == 24
+
+
+def test_problem_class_may_be_given_as_string() -> None:
+    assert solve(pyomo_lp(), "LP", "highs").problem_class is PC.LP
+
+
+# ------------------------------------------------------------------------------------------
+# Honesty at limits: hard market-split instances (Cornuejols & Dawande), 4 rows x 30 binaries
+# ------------------------------------------------------------------------------------------
+
+
+def market_split_data(seed: int = 0, rows: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 100, size=(rows, 10 * (rows - 1)))
+    return a, a.sum(axis=1) // 2
+
+
+def pyomo_market_split(slack: bool, maximize: bool = False, seed: int = 0) -> pyo.ConcreteModel:
+    """With slack: min total deviation (x = 0 is feasible, LP bound 0, optimum >= 1 because the
+    exact split of seed 0 is infeasible). Without: the infeasible exact split (HiGHS needs ~100 s
+    to prove it), so no solver can have an incumbent after a tiny time limit."""
+    a, d = market_split_data(seed)
+    m = pyo.ConcreteModel()
+    m.J = pyo.RangeSet(0, a.shape[1] - 1)
+    m.I = pyo.RangeSet(0, a.shape[0] - 1)
+    m.x = pyo.Var(m.J, domain=pyo.Binary)
+    if slack:
+        m.plus = pyo.Var(m.I, bounds=(0, None))
+        m.minus = pyo.Var(m.I, bounds=(0, None))
+        m.row = pyo.Constraint(m.I, rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in m.J)
+                               + m.plus[i] - m.minus[i] == int(d[i]))
+        deviation = sum(m.plus[i] + m.minus[i] for i in m.I)
+        m.obj = pyo.Objective(expr=-deviation if maximize else deviation,
+                              sense=pyo.maximize if maximize else pyo.minimize)
+    else:
+        m.row = pyo.Constraint(m.I, rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in m.J) == int(d[i]))
+        m.obj = pyo.Objective(expr=sum(m.x[j] for j in m.J))
+    return m
+
+
+def cvxpy_market_split(slack: bool, maximize: bool = False) -> tuple[cp.Problem, cp.Variable]:
+    a, d = market_split_data()
+    x = cp.Variable(a.shape[1], boolean=True)
+    if not slack:
+        return cp.Problem(cp.Minimize(cp.sum(x)), [a @ x == d]), x
+    plus, minus = cp.Variable(len(d), nonneg=True), cp.Variable(len(d), nonneg=True)
+    deviation = cp.sum(plus + minus) + 3  # a constant: cvxpy drops it before the solver sees it
+    objective = cp.Maximize(-deviation) if maximize else cp.Minimize(deviation)
+    return cp.Problem(objective, [a @ x + plus - minus == d]), x
+
+
+def assert_honest_limit_stop(report: SolveReport, maximize: bool) -> None:
+    assert report.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+    assert report.termination == "time_limit"
+    if report.status is Status.NO_SOLUTION:
+        assert report.objective is None and report.gap is None
+        return
+    assert report.has_solution
+    assert report.best_bound is not None and report.gap is not None and report.gap > 0
+    if maximize:
+        assert report.best_bound >= report.objective
+    else:
+        assert report.best_bound <= report.objective
+    expected = abs(report.objective - report.best_bound) / max(abs(report.objective), 1e-10)
+    assert report.gap == pytest.approx(expected)
+
+
+MILP_PYOMO = available_solvers(PC.MILP, "pyomo")
+MILP_CVXPY = available_solvers(PC.MILP, "cvxpy")
+
+
+@pytest.mark.parametrize("maximize", [False, True], ids=["min", "max"])
+@pytest.mark.parametrize("solver", MILP_PYOMO)
+def test_pyomo_time_limit_with_incumbent_is_feasible_not_optimal(solver, maximize) -> None:
+    model = pyomo_market_split(slack=True, maximize=maximize)
+    report = solve(model, PC.MILP, solver, {"time_limit": TINY})
+    assert_honest_limit_stop(report, maximize)
+    if report.has_solution:
+        assert objective_of(model) == pytest.approx(report.objective, abs=1e-6)
+
+
+@pytest.mark.parametrize("maximize", [False, True], ids=["min", "max"])
+@pytest.mark.parametrize("solver", MILP_CVXPY)
+def test_cvxpy_time_limit_with_incumbent_is_feasible_not_optimal(solver, maximize) -> None:
+    """cvxpy itself calls a SCIP time-limit stop 'optimal_inaccurate'; the report must not."""
+    problem, _ = cvxpy_market_split(slack=True, maximize=maximize)
+    report = solve(problem, PC.MILP, solver, {"time_limit": TINY})
+    assert_honest_limit_stop(report, maximize)
+    if report.has_solution:
+        assert objective_of(problem) == pytest.approx(report.objective, abs=1e-6)
+        # the bound is translated back from the solver's constant-free minimisation: LP bound 0 + 3
+        assert report.best_bound == pytest.approx(-3.0 if maximize else 3.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("solver", MILP_PYOMO)
+def test_pyomo_time_limit_without_incumbent_loads_nothing(solver) -> None:
+    model = pyomo_market_split(slack=False)
+    report = solve(model, PC.MILP, solver, {"time_limit": TINY})
+    assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
+    assert not report.has_solution and report.objective is None and report.gap is None
+    assert all(model.x[j].value is None for j in model.J)
+
+
+@pytest.mark.parametrize("solver", MILP_CVXPY)
+def test_cvxpy_time_limit_without_incumbent_loads_nothing(solver) -> None:
+    """cvxpy would fill x with garbage (HiGHS) or raise SolverError (SCIP) here."""
+    problem, x = cvxpy_market_split(slack=False)
+    x.value = np.full(x.shape, 1.0)
+    report = solve(problem, PC.MILP, solver, {"time_limit": TINY})
+    assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
+    assert report.objective is None
+    np.testing.assert_array_equal(x.value, 1.0)
+
+
+def test_scip_node_limit_passes_through_and_is_named() -> None:
+    """An unknown option key reaches the backend unchanged; the stop reason is reported."""
+    report = solve(pyomo_market_split(slack=True), PC.MILP, "scip", {"limits/nodes": 1})
+    assert report.status is Status.FEASIBLE and report.termination == "node_limit"
+    assert report.options["limits/nodes"] == 1
+
+
+@pytest.mark.parametrize("solver", MILP_PYOMO)
+def test_mip_gap_stop_is_within_the_requested_gap(solver) -> None:
+    rng = np.random.default_rng(1)
+    weight = rng.integers(1000, 2000, 40)
+    value = weight + rng.integers(0, 10, 40)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(40), domain=pyo.Binary)
+    m.cap = pyo.Constraint(expr=sum(int(weight[j]) * m.x[j] for j in range(40)) <= int(weight.sum() // 2))
+    m.obj = pyo.Objective(expr=sum(int(value[j]) * m.x[j] for j in range(40)), sense=pyo.maximize)
+    report = solve(m, PC.MILP, solver, {"mip_gap": 0.01})
+    assert report.status is Status.OPTIMAL
+    assert report.termination in ("optimal", "gap_limit")
+    assert report.gap <= 0.01 + 1e-12
+    assert (report.gap == 0.0) == (report.termination == "optimal")
+    assert report.best_bound >= report.objective
+
+
+# ------------------------------------------------------------------------------------------
+# Warm start
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", [s for s in ("highs", "scip", "gurobi") if s in MILP_PYOMO])
+def test_warm_start_incumbent_is_at_least_as_good_as_the_start(solver) -> None:
+    """Plant a solution of deviation 4; cold solves stop near 10-30 after TINY seconds."""
+    a, _ = market_split_data(seed=3)
+    planted = np.random.default_rng(7).integers(0, 2, a.shape[1])
+    d = a @ planted + 1  # the planted x misses every row by exactly 1
+    m = pyo.ConcreteModel()
+    m.J, m.I = pyo.RangeSet(0, a.shape[1] - 1), pyo.RangeSet(0, a.shape[0] - 1)
+    m.x = pyo.Var(m.J, domain=pyo.Binary)
+    m.plus = pyo.Var(m.I, bounds=(0, None))
+    m.minus = pyo.Var(m.I, bounds=(0, None))
+    m.row = pyo.Constraint(m.I, rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in m.J)
+                           + m.plus[i] - m.minus[i] == int(d[i]))
+    m.obj = pyo.Objective(expr=sum(m.plus[i] + m.minus[i] for i in m.I))
+    for j in m.J:
+        m.x[j].set_value(int(planted[j]))
+    for i in m.I:
+        m.plus[i].set_value(1)
+        m.minus[i].set_value(0)
+    start = pyo.value(m.obj)
+    assert start == 4
+
+    report = solve(m, PC.MILP, solver, {"time_limit": TINY}, warm_start=True)
+    assert report.has_solution
+    assert report.objective <= start + 1e-9
+    assert pyo.value(m.obj) <= start + 1e-9
+
+
+def test_scip_warm_start_is_a_complete_solution() -> None:
+    """Pyomo alone passes a partial start that SCIP completes only later: stopped at its first
+    solution, SCIP then returns its trivial point (objective 4.72). The complete start is used at once."""
+    model = pyomo_miqp()
+    model.x.set_value(0)
+    model.y.set_value(1)
+    report = solve(model, PC.MIQP, "scip", {"limits/solutions": 1}, warm_start=True)
+    assert report.status is Status.FEASIBLE and report.termination == "solution_limit"
+    assert report.objective == pytest.approx(2.52, abs=1e-9)
+
+
+def test_scip_incumbent_is_the_objective_at_the_loaded_point() -> None:
+    """Pyomo's SCIP interface minimises an auxiliary t >= f(x); SCIP's first solution here has
+    t = 100000 while f(x) = 4.72. The report gives f at the loaded point."""
+    model = pyomo_miqp()
+    report = solve(model, PC.MIQP, "scip", {"limits/solutions": 1})
+    assert report.status is Status.FEASIBLE and report.termination == "solution_limit"
+    assert report.objective == pytest.approx(objective_of(model), abs=1e-9)
+    assert report.objective < 100
+
+
+def test_scip_warm_start_needs_every_integer_value() -> None:
+    with pytest.raises(SolverError, match="warm_start=True needs a value for every integer variable"):
+        solve(pyomo_milp(), PC.MILP, "scip", warm_start=True)
+
+
+# ------------------------------------------------------------------------------------------
+# Infeasible, unbounded
+# ------------------------------------------------------------------------------------------
+
+
+def infeasible_milp() -> pyo.ConcreteModel:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(3), domain=pyo.Binary)
+    m.c = pyo.Constraint(expr=2 * (m.x[0] + m.x[1] + m.x[2]) == 3)
+    m.obj = pyo.Objective(expr=m.x[0])
+    return m
+
+
+def unbounded_lp() -> pyo.ConcreteModel:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, None))
+    m.obj = pyo.Objective(expr=m.x, sense=pyo.maximize)
+    return m
+
+
+@pytest.mark.parametrize("solver", MILP_PYOMO)
+def test_infeasible_milp(solver) -> None:
+    model = infeasible_milp()
+    report = solve(model, PC.MILP, solver)
+    assert report.status is Status.INFEASIBLE and report.termination == "infeasible"
+    assert report.objective is None and not report.has_solution
+    assert all(model.x[i].value is None for i in range(3))
+
+
+@pytest.mark.parametrize("solver", available_solvers(PC.LP, "pyomo"))
+def test_unbounded_lp_pyomo(solver) -> None:
+    report = solve(unbounded_lp(), PC.LP, solver)
+    assert report.status is Status.UNBOUNDED and report.objective is None
+
+
+@pytest.mark.parametrize("solver", available_solvers(PC.LP, "cvxpy"))
+def test_infeasible_and_unbounded_lp_cvxpy(solver) -> None:
+    y = cp.Variable(nonneg=True)
+    assert solve(cp.Problem(cp.Minimize(y), [y >= 2, y <= 1]), PC.LP, solver).status is Status.INFEASIBLE
+    assert solve(cp.Problem(cp.Maximize(y)), PC.LP, solver).status is Status.UNBOUNDED
+
+
+# ------------------------------------------------------------------------------------------
+# Errors: each one specific
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_install_cache(monkeypatch):
+    """Forget which backends were found installed, so a patched registry is probed anew."""
+    monkeypatch.setattr(S, "_INSTALLED", {})
+
+
+def test_unknown_solver_lists_the_known_names() -> None:
+    with pytest.raises(UnknownSolverError, match=r"unknown solver 'cplexx'; known solvers: highs, scip, "
+                                                 r"clarabel, osqp, gurobi, ipopt, cbc, glpk"):
+        solve(pyomo_lp(), PC.LP, "cplexx")
+
+
+def test_not_installed_solver_names_the_pip_package(monkeypatch, fresh_install_cache) -> None:
+    gurobi = SOLVERS["gurobi"]
+    absent = {k: replace(b, module="optrules_no_such_module") for k, b in gurobi.backends.items()}
+    monkeypatch.setitem(SOLVERS, "gurobi", replace(gurobi, backends=absent))
+    with pytest.raises(SolverNotInstalledError, match=r"'gurobi' is not installed for pyomo; .*pip install gurobipy"):
+        solve(pyomo_milp(), PC.MILP, "gurobi")
+    assert "gurobi" not in available_solvers()
+
+
+@pytest.mark.skipif("ipopt" in available_solvers(), reason="cyipopt is installed here")
+def test_ipopt_not_installed_names_cyipopt() -> None:
+    with pytest.raises(SolverNotInstalledError, match=r"pip install cyipopt"):
+        solve(pyomo_nlp(), PC.NLP, "ipopt")
+
+
+def test_simulated_absence_of_an_installed_solver(monkeypatch, fresh_install_cache) -> None:
+    highs = SOLVERS["highs"]
+    absent = {k: replace(b, module="optrules_no_such_module") for k, b in highs.backends.items()}
+    monkeypatch.setitem(SOLVERS, "highs", replace(highs, backends=absent))
+    assert "highs" not in available_solvers(PC.LP)
+    with pytest.raises(SolverNotInstalledError, match="pip install highspy"):
+        solve(pyomo_lp(), PC.LP, "highs")
+
+
+def test_miqp_on_highs_is_refused_before_solving() -> None:
+    with pytest.raises(UnsupportedProblemError,
+                       match=r"highs cannot solve MIQP problems through pyomo; installed solvers that can: scip$"):
+        solve(pyomo_miqp(), PC.MIQP, "highs")
+    with pytest.raises(UnsupportedProblemError, match=r"through cvxpy; installed solvers that can: scip$"):
+        solve(cvxpy_miqp(), PC.MIQP, "highs")
+
+
+def test_measured_fact_pyomo_highs_does_not_raise_on_miqp() -> None:
+    """Why the capability check exists: HiGHS returns 'unknown' on a MIQP instead of failing."""
+    from pyomo.contrib.solver.common.factory import SolverFactory
+
+    results = SolverFactory("highs").solve(pyomo_miqp(), load_solutions=False,
+                                           raise_exception_on_nonoptimal_result=False)
+    assert results.termination_condition.name == "unknown"
+
+
+def test_pyomo_model_on_cvxpy_only_solver() -> None:
+    with pytest.raises(UnsupportedProblemError,
+                       match=r"clarabel has no pyomo interface; installed solvers that can: highs, scip"):
+        solve(pyomo_qp(), PC.QP, "clarabel")
+
+
+def test_nonconvex_class_through_cvxpy_points_to_pyomo() -> None:
+    with pytest.raises(UnsupportedProblemError, match=r"no installed solver can solve MINLP through cvxpy; "
+                                                      r"build a Pyomo model and use scip"):
+        solve(cvxpy_milp(), PC.MINLP, "scip")
+
+
+def test_continuous_class_with_integer_variables_is_refused() -> None:
+    with pytest.raises(SolverError, match=r"integer variables but problem_class is LP"):
+        solve(pyomo_milp(), PC.LP, "highs")
+    with pytest.raises(SolverError, match=r"integer variables but problem_class is QP"):
+        solve(cvxpy_miqp(), PC.QP, "clarabel")
+
+
+def test_model_must_have_one_active_objective() -> None:
+    m = pyomo_lp()
+    m.obj2 = pyo.Objective(expr=m.x)
+    with pytest.raises(SolverError, match="exactly one active Objective, found 2"):
+        solve(m, PC.LP, "highs")
+    m.obj.deactivate()
+    m.obj2.deactivate()
+    with pytest.raises(SolverError, match="found 0"):
+        solve(m, PC.LP, "highs")
+
+
+def test_model_type_and_problem_class_are_checked() -> None:
+    with pytest.raises(SolverError, match="model must be a Pyomo ConcreteModel or a cvxpy Problem, got dict"):
+        solve({}, PC.LP, "highs")
+    with pytest.raises(SolverError, match="unknown problem class 'SDP'"):
+        solve(pyomo_lp(), "SDP", "highs")
+    with pytest.raises(SolverError, match="unknown interface 'jump'"):
+        available_solvers(PC.LP, "jump")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"time_limit": 0}, "time_limit must be a positive number of seconds, got 0"),
+    ({"time_limit": "10"}, "time_limit must be a positive number"),
+    ({"mip_gap": -0.1}, "mip_gap must be a relative gap >= 0"),
+    ({"threads": 0}, "threads must be an integer >= 1"),
+    ({"threads": 2.0}, "threads must be an integer >= 1"),
+    ({"seed": -1}, "seed must be an integer >= 0"),
+    ({"verbose": 1}, "verbose must be True or False"),
+])
+def test_bad_unified_options(options, message) -> None:
+    with pytest.raises(SolverError, match=message):
+        solve(pyomo_lp(), PC.LP, "highs", options)
+
+
+def test_solver_errors_are_value_errors() -> None:
+    for error in (UnknownSolverError, SolverNotInstalledError, UnsupportedProblemError):
+        assert issubclass(error, SolverError) and issubclass(error, ValueError)
+
+
+def test_a_failing_solver_is_reported_not_raised() -> None:
+    report = solve(pyomo_milp(), PC.MILP, "scip", {"no/such/param": 1})
+    assert report.status is Status.ERROR and report.termination.startswith("error: ")
+    assert not report.has_solution and report.objective is None
+
+
+# ------------------------------------------------------------------------------------------
+# Options, silence, registry
+# ------------------------------------------------------------------------------------------
+
+
+def test_option_translation_tables() -> None:
+    opts = {"time_limit": 5.0, "mip_gap": 0.1, "threads": 2, "seed": 3, "verbose": False, "presolve": "off"}
+    assert S._native_options(opts, SOLVERS["highs"].backends["pyomo"].options) == {
+        "time_limit": 5.0, "mip_rel_gap": 0.1, "threads": 2, "random_seed": 3, "presolve": "off"}
+    assert S._native_options(opts, SOLVERS["scip"].backends["pyomo"].options) == {
+        "limits/time": 5.0, "limits/gap": 0.1, "lp/threads": 2, "randomization/randomseedshift": 3,
+        "presolve": "off"}
+    assert S._native_options(opts, SOLVERS["osqp"].backends["cvxpy"].options) == {
+        "time_limit": 5.0, "presolve": "off"}
+
+
+def test_unified_options_are_recorded_and_accepted_by_every_backend() -> None:
+    opts = {"time_limit": 10, "mip_gap": 1e-6, "threads": 1, "seed": 5}
+    for cls, iface, build, optimum in GOLDEN:
+        for solver in available_solvers(cls, iface):
+            report = solve(build(), cls, solver, opts)
+            assert report.status is Status.OPTIMAL, (cls, iface, solver, report)
+            assert report.objective == pytest.approx(optimum, abs=1e-6)
+            assert report.options == {"time_limit": 10.0, "mip_gap": 1e-6, "threads": 1, "seed": 5,
+                                      "verbose": False}
+
+
+def test_solver_output_is_silenced_by_default(capfd) -> None:
+    solve(pyomo_milp(), PC.MILP, "highs")
+    solve(pyomo_milp(), PC.MILP, "scip")
+    solve(cvxpy_milp(), PC.MILP, "highs")
+    solve(cvxpy_milp(), PC.MILP, "scip")
+    solve(cvxpy_qp(), PC.QP, "osqp")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+
+
+def test_registry_declares_every_solver_and_interface() -> None:
+    assert list(SOLVERS) == ["highs", "scip", "clarabel", "osqp", "gurobi", "ipopt", "cbc", "glpk"]
+    for name, spec in SOLVERS.items():
+        assert spec.name == name and spec.package and spec.install
+        for iface, backend in spec.backends.items():
+            assert iface in S.INTERFACES and backend.interface == iface and backend.classes
+    assert SOLVERS["highs"].classes("pyomo") == {PC.LP, PC.QP, PC.MILP}
+    assert SOLVERS["scip"].classes("pyomo") == set(ProblemClass)
+    assert SOLVERS["clarabel"].classes("pyomo") == frozenset()
+
+
+def test_available_solvers_filters() -> None:
+    assert available_solvers(PC.MINLP, "pyomo") == ["scip"]
+    assert available_solvers(PC.MINLP, "cvxpy") == []
+    assert available_solvers(PC.QP, "cvxpy")[:4] == ["highs", "scip", "clarabel", "osqp"]
+    assert available_solvers(PC.MIQP) == ["scip"] + [s for s in ("gurobi",) if s in available_solvers()]
+
+
+def test_solver_version_names_package_and_interface() -> None:
+    from importlib.metadata import version
+
+    assert solve(pyomo_lp(), PC.LP, "highs").solver_version == \
+        f"highspy {version('highspy')} (pyomo {version('pyomo')})"
+    assert solve(cvxpy_lp(), PC.LP, "scip").solver_version == \
+        f"pyscipopt {version('pyscipopt')} (cvxpy {version('cvxpy')})"
+
+
+def test_build_seconds_is_copied() -> None:
+    assert solve(pyomo_lp(), PC.LP, "highs", build_seconds=1.25).build_seconds == 1.25
+
+
+# ------------------------------------------------------------------------------------------
+# Classic Pyomo interface (used for cbc, glpk, ipopt), exercised through Pyomo's classic
+# wrapper of SCIP; local-solver semantics
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def legacy_scip(monkeypatch, fresh_install_cache):
+    scip = SOLVERS["scip"]
+    backends = dict(scip.backends, pyomo=replace(scip.backends["pyomo"], legacy=True))
+    monkeypatch.setitem(SOLVERS, "scip", replace(scip, backends=backends))
+
+
+def test_legacy_interface_golden(legacy_scip) -> None:
+    model = pyomo_minlp()
+    report = solve(model, PC.MINLP, "scip")
+    assert report.status is Status.OPTIMAL and report.gap == 0.0
+    assert report.objective == pytest.approx(4.5, abs=1e-6) == objective_of(model)
+
+
+@pytest.mark.parametrize("maximize", [False, True], ids=["min", "max"])
+def test_legacy_interface_time_limit(legacy_scip, maximize) -> None:
+    report = solve(pyomo_market_split(slack=True, maximize=maximize), PC.MILP, "scip", {"time_limit": TINY})
+    assert_honest_limit_stop(report, maximize)
+
+
+def test_local_solver_never_claims_a_nonconvex_optimum(monkeypatch, fresh_install_cache) -> None:
+    """A backend marked local (like ipopt) reports FEASIBLE/'locally_optimal' on NLP and MINLP."""
+    scip = SOLVERS["scip"]
+    backends = dict(scip.backends, pyomo=replace(scip.backends["pyomo"], global_optimum=False))
+    monkeypatch.setitem(SOLVERS, "scip", replace(scip, backends=backends))
+    report = solve(pyomo_nlp(), PC.NLP, "scip")
+    assert report.status is Status.FEASIBLE and report.termination == "locally_optimal"
+    assert report.gap is None and report.objective == pytest.approx(1.0, abs=1e-6)
+    assert solve(pyomo_qp(), PC.QP, "scip").status is Status.OPTIMAL  # convex: local is global
+
+
+# ------------------------------------------------------------------------------------------
+# Status judgement and the report type
+# ------------------------------------------------------------------------------------------
+
+GLOBAL = SOLVERS["scip"].backends["pyomo"]
+
+
+@pytest.mark.parametrize(("outcome", "cls", "expected"), [
+    (S._Outcome("time_limit", True, 10.0, 8.0), PC.MILP, (Status.FEASIBLE, "time_limit", 0.2, 8.0)),
+    (S._Outcome("time_limit", False, None, 8.0), PC.MILP, (Status.NO_SOLUTION, "time_limit", None, 8.0)),
+    (S._Outcome("optimal", True, -5.0, -5.0), PC.MILP, (Status.OPTIMAL, "optimal", 0.0, -5.0)),
+    (S._Outcome("optimal", True, 100.0, 100.05), PC.MILP, (Status.OPTIMAL, "gap_limit", 5e-4, 100.05)),
+    (S._Outcome("optimal", True, 2.0, None), PC.LP, (Status.OPTIMAL, "optimal", 0.0, 2.0)),
+    (S._Outcome("optimal", True, 2.0, None), PC.MILP, (Status.OPTIMAL, "optimal", None, None)),
+    (S._Outcome("optimal", False), PC.LP, (Status.ERROR, "error: optimal status without a solution", None, None)),
+    (S._Outcome("node_limit", True, 0.0, -3.0), PC.MILP, (Status.FEASIBLE, "node_limit", 3e10, -3.0)),
+    (S._Outcome("inaccurate", True, 1.0, None), PC.QP, (Status.FEASIBLE, "inaccurate", None, None)),
+    (S._Outcome("infeasible", False), PC.MILP, (Status.INFEASIBLE, "infeasible", None, None)),
+    (S._Outcome("unbounded", True, 0.0), PC.LP, (Status.UNBOUNDED, "unbounded", None, None)),
+    (S._Outcome("infeasible_or_unbounded", False), PC.MILP,
+     (Status.ERROR, "infeasible_or_unbounded", None, None)),
+    (S._Outcome("unknown", False), PC.MILP, (Status.ERROR, "unknown", None, None)),
+])
+def test_judge(outcome, cls, expected) -> None:
+    status, termination, gap, bound = S._judge(outcome, cls, GLOBAL)
+    assert (status, termination, bound) == (expected[0], expected[1], expected[3])
+    assert gap == (None if expected[2] is None else pytest.approx(expected[2]))
+
+
+def test_solve_report_round_trip_of_a_real_report() -> None:
+    report = solve(pyomo_market_split(slack=True), PC.MILP, "highs", {"time_limit": TINY, "presolve": "on"})
+    data = json.loads(json.dumps(report.to_dict()))
+    assert SolveReport.from_dict(data) == report
+    assert data["status"] == report.status.value and data["problem_class"] == "MILP"
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(derandomize=True, max_examples=200)
+@given(
+    solver=st.sampled_from(list(SOLVERS)),
+    problem_class=st.sampled_from(ProblemClass),
+    status=st.sampled_from(Status),
+    termination=st.text(max_size=30),
+    objective=st.none() | finite,
+    best_bound=st.none() | finite,
+    gap=st.none() | st.floats(min_value=0, allow_infinity=False),
+    seconds=st.floats(min_value=0, max_value=1e6),
+    options=st.dictionaries(st.sampled_from(["time_limit", "mip_gap", "threads", "seed", "verbose", "x/y"]),
+                            st.none() | st.booleans() | st.integers(0, 99) | finite | st.text(max_size=5)),
+)
+def test_solve_report_round_trip(solver, problem_class, status, termination, objective, best_bound, gap,
+                                 seconds, options) -> None:
+    report = SolveReport(solver, "v 1.0", problem_class, status, termination, objective, best_bound, gap,
+                         seconds, seconds / 3, options)
+    assert SolveReport.from_dict(report.to_dict()) == report
+    assert SolveReport.from_dict(json.loads(json.dumps(report.to_dict()))) == report
+    assert report.has_solution == (status in (Status.OPTIMAL, Status.FEASIBLE))
+
+
+def test_from_dict_rejects_wrong_keys() -> None:
+    data = solve(pyomo_lp(), PC.LP, "highs").to_dict()
+    with pytest.raises(ValueError, match=r"missing keys \['gap'\], unknown keys \['gapp'\]"):
+        SolveReport.from_dict({**{k: v for k, v in data.items() if k != "gap"}, "gapp": 0.0})
+
+
+def test_report_is_hashable_and_frozen() -> None:
+    report = solve(pyomo_lp(), PC.LP, "highs")
+    assert hash(report) == hash(replace(report))
+    with pytest.raises(AttributeError):
+        report.status = Status.ERROR  # type: ignore[misc]
+    assert math.isfinite(report.solve_seconds)
