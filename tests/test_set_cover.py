@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules.cover import CoverInstance
-from optrules.exact.set_cover import solve_set_cover
+from optrules.exact.set_cover import solve_set_cover, violated_pairs
 from optrules.learners.selection import greedy_cover
 from optrules.solvers import ProblemClass, Status, available_solvers
 
@@ -130,3 +130,24 @@ def test_time_limited_solve_reports_status_and_gap_honestly(solver):
         assert report.best_bound <= report.objective + 1e-6
     else:  # stopped before a dual bound existed: the gap is unknown, never zero
         assert report.gap is None
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instances(max_rows=25, max_cols=8))
+def test_pair_inequalities_are_valid_for_every_integer_selection(instance):
+    # (SC5) must never cut off an integer point: no pair is violated at any binary x with its u, v.
+    coverage = instance.coverage
+    for k in range(instance.n_candidates + 1):
+        for subset in itertools.combinations(range(instance.n_candidates), k):
+            x = np.zeros(instance.n_candidates)
+            x[list(subset)] = 1
+            covered = coverage[:, list(subset)].any(axis=1) if subset else np.zeros(len(coverage), bool)
+            assert violated_pairs(instance, x, (~covered).astype(float), covered.astype(float), 10) == []
+
+
+def test_pair_inequalities_cut_the_fractional_spread():
+    # Two rules each cover positive row 0 and negative row 1; x = (1/2, 1/2) covers row 0 in the LP
+    # while v_1 = 1/2 pays only half a negative: (SC5) for pair (0, 1) is violated by 1/2.
+    instance = CoverInstance.from_samples(np.array([[1, 1], [1, 1]], dtype=bool), np.array([True, False]), 0.5)
+    pairs = violated_pairs(instance, np.array([0.5, 0.5]), np.array([0.0, 0.0]), np.array([0.0, 0.5]), 10)
+    assert pairs == [(0, 1)]
