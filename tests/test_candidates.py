@@ -1,0 +1,108 @@
+"""Candidate mining: coverage is exact, support and length limits hold, nothing frequent is missed."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import optrules
+from optrules.candidates import mine_candidates
+from optrules.data import binarize_target, validate_features, validate_target
+from optrules.ruleset import Rule, Ruleset
+
+
+def _prepare(X, y, positive=None):
+    frame, schema = validate_features(X)
+    target = binarize_target(validate_target(y, len(frame)), positive)
+    return frame, schema, target
+
+
+def _as_ruleset(candidates, schema, target):
+    rules = [Rule(c, target.positive) for c in candidates.conjunctions]
+    return Ruleset("set", rules, target.negative, schema.features, target.classes, positive=target.positive)
+
+
+@st.composite
+def mixed_data(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    n = draw(st.integers(20, 80))
+    X = pd.DataFrame({
+        "a": pd.Categorical(rng.choice(["p", "q", "r"], n)),
+        "b": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n).round(1)),
+        "c": pd.Categorical(rng.choice(["u", "v"], n)),
+        "d": rng.integers(0, 5, n).astype(float),
+    })
+    y = np.where(rng.random(n) < 0.4, "yes", "no")
+    if len(set(y)) < 2:
+        y[0], y[1] = "yes", "no"
+    return X, y
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(mixed_data(), st.integers(1, 3), st.sampled_from([0.0, 0.1, 0.3]))
+def test_coverage_matches_ruleset_and_limits_hold(data, max_len, min_support):
+    X, y = data
+    frame, schema, target = _prepare(X, y, "yes")
+    candidates = mine_candidates(frame, schema, target.is_positive, max_len=max_len,
+                                 min_support=min_support, max_candidates=10_000,
+                                 discretization="equal_frequency", discretization_params={"n_bins": 3})
+    ruleset = _as_ruleset(candidates, schema, target)
+    # the mined coverage is exactly what the Ruleset evaluates on the original data
+    assert (ruleset.covers(X) == candidates.coverage).all()
+    n_pos, n_neg = target.is_positive.sum(), (~target.is_positive).sum()
+    pos = candidates.coverage[target.is_positive].sum(axis=0)
+    neg = candidates.coverage[~target.is_positive].sum(axis=0)
+    assert (pos >= max(1, np.ceil(min_support * n_pos))).all()
+    assert (pos / n_pos > neg / max(n_neg, 1)).all()
+    assert (candidates.n_atoms <= max_len).all()
+    for conjunction in candidates.conjunctions:  # one condition per feature
+        assert len({c.feature for c in conjunction}) == len(conjunction)
+    # no two candidates cover the same samples
+    assert len({col.tobytes() for col in candidates.coverage.T}) == len(candidates)
+
+
+def test_level_wise_search_is_complete_against_enumeration():
+    X, y = optrules.load("monk1")
+    frame, schema, target = _prepare(X, y, "1")
+    candidates = mine_candidates(frame, schema, target.is_positive, max_len=2, min_support=0.05,
+                                 max_candidates=100_000)
+    mined = {col.tobytes() for col in candidates.coverage.T}
+    # enumerate every pair of category tests on distinct features by brute force
+    n_pos = target.is_positive.sum()
+    n_neg = (~target.is_positive).sum()
+    atoms = [(f, v) for f in schema.features for v in frame[f].dropna().unique()]
+    for (f1, v1), (f2, v2) in itertools.combinations(atoms, 2):
+        if f1 == f2:
+            continue
+        cover = ((frame[f1] == v1) & (frame[f2] == v2)).to_numpy()
+        p, n = cover[target.is_positive].sum(), cover[~target.is_positive].sum()
+        if p >= np.ceil(0.05 * n_pos) and p / n_pos > n / n_neg:
+            assert cover.tobytes() in mined, (f1, v1, f2, v2)
+
+
+def test_ranking_and_cap():
+    X, y = optrules.load("tic_tac_toe")
+    frame, schema, target = _prepare(X, y, "positive")
+    few = mine_candidates(frame, schema, target.is_positive, max_len=3, max_candidates=20)
+    assert len(few) == 20
+    pos = few.coverage[target.is_positive].mean(axis=0)
+    neg = few.coverage[~target.is_positive].mean(axis=0)
+    exclusiveness = pos / (pos + neg)
+    assert (np.diff(exclusiveness) <= 1e-12).all()  # ranked by exclusiveness first
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"max_len": 0}, "max_len must be at least 1"),
+    ({"min_support": 1.5}, "min_support must lie in"),
+    ({"max_candidates": 0}, "max_candidates must be at least 1"),
+])
+def test_parameter_errors(params, message):
+    X, y = optrules.load("monk1")
+    frame, schema, target = _prepare(X, y, "1")
+    with pytest.raises(ValueError, match=message):
+        mine_candidates(frame, schema, target.is_positive, **params)

@@ -1,0 +1,39 @@
+"""The command line: `optrules fit` prints readable rules, metrics and the solve report."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from optrules.cli import main
+
+
+def test_fit_tic_tac_toe_with_the_ilp(capsys):
+    assert main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover"]) == 0
+    out = capsys.readouterr().out
+    assert "IF (" in out and "THEN class = positive" in out and "ELSE class = negative" in out
+    assert "top-left-square in {x}" in out
+    test_f1 = float(re.search(r"^test\s+[\d.]+\s+[\d.]+\s+([\d.]+)", out, re.M).group(1))
+    assert test_f1 >= 0.95
+    assert re.search(r"solver highs .*status optimal", out)
+
+
+def test_params_and_solver_are_passed(capsys):
+    code = main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover", "--solver", "scip",
+                 "--param", "max_rules=2", "--param", 'candidates={"max_len": 3}'])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^rules 2,", out, re.M)
+    assert "solver scip" in out
+
+
+def test_bad_parameter_is_a_clear_error(capsys):
+    assert main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover", "--param", "alpah=1"]) == 2
+    assert "unknown parameter(s) ['alpah']" in capsys.readouterr().err
+
+
+def test_unknown_dataset_is_rejected(capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", "--dataset", "nope", "--method", "setcover"])
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
