@@ -26,7 +26,8 @@ __all__ = ["CoverInstance", "ReducedCover"]
 @dataclass(frozen=True)
 class CoverInstance:
     """``coverage[i, j]``: candidate j covers row i; each row weighs ``pos_weight[i]`` positives and
-    ``neg_weight[i]`` negatives (1/0 or 0/1 for raw samples, counts after merging)."""
+    ``neg_weight[i]`` negatives (1/0 or 0/1 for raw samples, counts after merging). Costs are
+    non-negative as users give them; a reduced instance may hold negative ones (see ``reduce``)."""
 
     coverage: np.ndarray
     pos_weight: np.ndarray
@@ -48,8 +49,6 @@ class CoverInstance:
             raise ValueError("cost needs one entry per candidate (column of the coverage matrix)")
         if not 0.0 <= self.alpha <= 1.0:
             raise ValueError(f"alpha must lie in [0, 1], got {self.alpha}")
-        if (self.cost < 0).any():
-            raise ValueError("candidate costs must be non-negative")
 
     @classmethod
     def from_samples(cls, coverage: np.ndarray, is_positive: np.ndarray, alpha: float,
@@ -108,15 +107,8 @@ class CoverInstance:
             constant += alpha * pos[single].sum()
             np.add.at(cost, owner, (1 - alpha) * neg[single] - alpha * pos[single])
             coverage, pos, neg = coverage[~single], pos[~single], neg[~single]
-        reduced = CoverInstance.__new__(CoverInstance)
-        # Folding may make a cost negative (a rule that is the only one to cover positives): allowed here.
-        object.__setattr__(reduced, "coverage", coverage)
-        object.__setattr__(reduced, "pos_weight", pos)
-        object.__setattr__(reduced, "neg_weight", neg)
-        object.__setattr__(reduced, "cost", cost)
-        object.__setattr__(reduced, "alpha", alpha)
-        object.__setattr__(reduced, "constant", float(constant))
-        return ReducedCover(reduced, columns)
+        # Folding can make a cost negative (the only rule covering some positives): that is fine.
+        return ReducedCover(CoverInstance(coverage, pos, neg, cost, alpha, float(constant)), columns)
 
 
 @dataclass(frozen=True)
