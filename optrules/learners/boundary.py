@@ -1,0 +1,293 @@
+"""The base, bottom-up weak learner of LIBRE: FindBoundary (Algorithm 1) and FindBoundaryPoint (Algorithm 2).
+
+Paper: Mita, Papotti, Filippone, Michiardi, "LIBRE: Learning Interpretable Boolean Rule Ensembles",
+Section 3.1 and Appendix A.2-A.3.
+
+Every sample is a point of the Boolean lattice ``{0,1}^d`` (see :mod:`optrules.encode`); ``a <= x``
+iff every bit set in ``a`` is set in ``x``, and ``a`` *covers* ``x`` when ``a <= x``
+(Definition 3.1). Starting from an uncovered positive ``x`` we *flip off* (Definition 3.2) its ones,
+one at a time, as long as the result stays *conflict-free* (Definition 3.3: a flip-off conflicts
+when the new element is ``<=`` some negative). When no further flip-off is possible, the remaining
+element ``p(J)`` is a boundary point (Definition 2.5 / 3.3) and is added to the boundary set ``A``.
+
+Data layout
+-----------
+``positives`` and ``negatives`` are (rows x d) 0/1 or bool matrices (a :class:`~optrules.encode.Lattice`
+is accepted too); the result is a (k x d) bool matrix, one boundary point per row, in the order the
+points were found. Internally the rows are packed into ``uint64`` words (:func:`optrules.encode.pack_bits`)
+for the order tests and the initial distances; the per-bit bookkeeping uses bool matrices.
+
+Choices (documented, where the paper leaves room)
+-------------------------------------------------
+* **Distance** (Definition 3.4). ``d_l(x, x') = sum_i |x(i) - x'(i)|_+``: read as the number of
+  positions where ``x`` has a 1 and ``x'`` has a 0. (The text says ``|.|_+ = 1`` when ``(.) >= 0``,
+  which taken literally would also count equal bits; Examples 3.3 and A.3 only agree with the
+  "x(i) = 1, x'(i) = 0" reading, e.g. ``d_l(10101, 11010) = 2``, ``d_l(11001, 01101) = 1``.) With
+  this reading ``d_l(p, y) == 0`` iff ``p <= y``, and for ``i`` a one of ``p`` and ``y(i) = 0``,
+  ``d_l(p, y) == 1`` iff flipping off ``i`` makes ``p <= y`` (a conflict).
+  ``d_l(x, V) = min_{x' in V} d_l(x, x')`` (Definition 3.5); for an empty ``V`` (Example 3.3:
+  "undefined") we use ``+inf`` (stored as ``d + 1``): flipping off a bit that no negative has at 0
+  can never create a conflict, and in both heuristics a larger distance is better.
+* **Heuristics.** H1 maximises ``(|S_i^0|, |D+_i^0|, d_l(p(I u J), D-_i^0))`` and H2 maximises
+  ``(d_l(p(I u J), D-_i^0), |S_i^0|, |D+_i^0|)``, lexicographically; remaining ties go to the
+  lowest bit index. ``|S_i^0|`` is computed on the *current* ``S`` (it changes between calls of
+  FindBoundaryPoint, not inside one).
+* **Counts.** By default ``|S_i^0|`` and ``|D+_i^0|`` count *distinct* elements, as in the paper
+  (the inputs are sets). With ``positive_counts`` (multiplicities of the distinct positives) both
+  count *samples* instead (sums of multiplicities). ``negative_counts`` are validated but do not
+  change the result: a conflict only needs one negative element.
+* **Choice of x.** Algorithm 1 picks "some x in S": we take the first remaining positive in input
+  order, so the result is deterministic.
+* **Update of S.** After each new point every element of ``S`` covered by it is removed (the paper's
+  "remove from S the elements covered by a, for all a in A"; the authors' code removes only the seed).
+  Older points already removed what they cover, so only the new point needs testing.
+* **Contradictory positives.** A positive ``x`` with ``x <= y`` for some negative ``y`` (in particular
+  a positive equal to a negative) has no conflict-free element below it, so no boundary point can
+  cover it. Such positives are taken out of ``S`` at the start, without a point, so they steer
+  neither the choice of seeds nor ``|S_i^0|`` (they still count in ``|D+_i^0|``, which is over all
+  of ``D+``). Their number is :attr:`BoundaryResult.n_conflicting_positives`.
+* **Irredundancy.** A point ``p(J)`` is added only if no ``a in A`` has ``a <= p(J)`` (Algorithm 2).
+  Since the seed ``x`` is uncovered and ``p(J) <= x``, this never rejects a point; and ``p(J) < a``
+  for an earlier point ``a`` is impossible too (every element strictly below a boundary point
+  conflicts, while ``p(J)`` does not). So ``A`` is irredundant (Definition 2.5) without removing
+  points; the check is kept as a guard.
+* **Duplicates.** Inputs are expected deduplicated. Duplicated negatives are harmless; duplicated
+  positives count twice in ``|S_i^0|`` and ``|D+_i^0|`` (as if given a multiplicity).
+
+Complexity: the distance of each negative ``y`` to the current point, ``c_y = d_l(p, y)``, is
+computed once per seed (packed popcount) and decremented for the negatives with ``y(i) = 0`` when bit
+``i`` is flipped off; ``d_l(p, D-_j^0) = min {c_y : y(j) = 0}`` only decreases, so it is updated from
+the affected negatives alone ("the distance is computed only once, and updated at each iteration").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from optrules.encode import Lattice, pack_bits, popcount
+
+__all__ = ["BoundaryResult", "TraceStep", "find_boundary", "find_boundary_result", "HEURISTICS"]
+
+#: Names of the greedy heuristics of Algorithm 2.
+HEURISTICS = ("H1", "H2")
+
+
+class TraceStep(NamedTuple):
+    """One iteration of the ``while I != {}`` loop of Algorithm 2 (0-based bit indices).
+
+    Recorded after the bits at distance 1 were moved from ``I`` to ``J``: ``I`` and ``J`` are the
+    sets at that moment (sorted), ``chosen`` the bit flipped off next (``None`` when ``I`` is empty
+    and the loop ends). ``seed`` is the row of the positive ``x`` the point is grown from, and
+    ``distances`` maps each bit of ``I`` to ``d_l(p(I u J), D-_i^0)`` (``None`` for an empty set).
+    """
+
+    seed: int
+    I: tuple[int, ...]
+    J: tuple[int, ...]
+    chosen: int | None
+    distances: dict[int, int | None]
+
+
+@dataclass(frozen=True)
+class BoundaryResult:
+    """Output of :func:`find_boundary_result`.
+
+    ``points``: (k, d) bool boundary set ``A`` in the order found; ``seeds``: for each point the row of
+    the positive it was grown from; ``conflicting``: bool mask over the positives that lie below a
+    negative (no boundary point can cover them).
+    """
+
+    points: np.ndarray
+    seeds: np.ndarray
+    conflicting: np.ndarray
+
+    @property
+    def n_conflicting_positives(self) -> int:
+        """Number of positives ``x`` with ``x <= y`` for some negative ``y`` (left uncovered)."""
+        return int(self.conflicting.sum())
+
+
+def _as_bools(rows: Any, name: str) -> np.ndarray:
+    if isinstance(rows, Lattice):
+        return rows.to_bools()
+    array = np.asarray(rows)
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d (rows x bits) matrix, got shape {array.shape}")
+    if array.dtype != bool:
+        if array.size and not np.isin(array, (0, 1)).all():
+            raise ValueError(f"{name} must contain only 0 and 1")
+        array = array.astype(bool)
+    return np.ascontiguousarray(array)
+
+
+def _as_counts(counts: Any, n: int, name: str) -> np.ndarray:
+    if counts is None:
+        return np.ones(n, dtype=np.int64)
+    array = np.asarray(counts)
+    if array.shape != (n,):
+        raise ValueError(f"{name} must have one entry per row ({n}), got shape {array.shape}")
+    if array.size and (not np.all(np.isfinite(array)) or np.any(array < 0)
+                       or np.any(array != np.round(array))):
+        raise ValueError(f"{name} must be non-negative integers")
+    return array.astype(np.int64)
+
+
+def _best(keys: list[np.ndarray]) -> int:
+    """Position of the lexicographic maximum of the key columns (ties: the first position)."""
+    candidates = np.arange(keys[0].shape[0])
+    for key in keys:
+        values = key[candidates]
+        candidates = candidates[values == values.max()]
+        if candidates.size == 1:
+            break
+    return int(candidates[0])
+
+
+def _find_boundary_point(seed: int, pos_bits: np.ndarray, pos_words: np.ndarray,
+                         neg_words: np.ndarray, neg_zero: np.ndarray, neg_zero_rows: list[np.ndarray],
+                         s_zero: np.ndarray, d_zero: np.ndarray, heuristic: str,
+                         trace: list | None) -> np.ndarray:
+    """Algorithm 2 FindBoundaryPoint for the positive ``seed``: the bool row ``p(J)``.
+
+    ``I`` starts as ``P(x)`` (the ones of ``x``) and ``J`` empty. Each iteration moves to ``J`` the
+    bits with ``d_l(p(I u J), D-_i^0) == 1`` (flipping them off would conflict, Definition 3.3),
+    then flips off the best remaining bit of ``I`` under H1/H2 and updates the distances.
+    """
+    d = pos_bits.shape[1]
+    big = np.int32(d + 1)  # stands for d_l(., {}) = +inf ("undefined"); real distances are <= d
+    bits = np.flatnonzero(pos_bits[seed])  # I = P(x), as bit indices
+    # c_y = d_l(x, y): positions where x has a 1 and y a 0 (Definition 3.4), for every negative.
+    c = popcount(pos_words[seed][None, :] & ~neg_words).astype(np.int32)
+    if neg_words.shape[0] and bits.size:
+        dist = np.where(neg_zero[:, bits], c[:, None], big).min(axis=0)  # Definition 3.5
+    else:
+        dist = np.full(bits.size, big, dtype=np.int32)
+    in_i = np.ones(bits.size, dtype=bool)
+    in_j = np.zeros(bits.size, dtype=bool)
+    s_key = s_zero[bits]
+    d_key = d_zero[bits]
+    while True:
+        move = in_i & (dist == 1)
+        in_j |= move
+        in_i &= ~move
+        remaining = np.flatnonzero(in_i)
+        if remaining.size == 0:
+            if trace is not None:
+                trace.append(TraceStep(seed, (), tuple(int(b) for b in bits[in_j]), None, {}))
+            break
+        if heuristic == "H1":
+            keys = [s_key[remaining], d_key[remaining], dist[remaining]]
+        else:
+            keys = [dist[remaining], s_key[remaining], d_key[remaining]]
+        best = int(remaining[_best(keys)])
+        bit = int(bits[best])
+        if trace is not None:
+            trace.append(TraceStep(
+                seed, tuple(int(b) for b in bits[remaining]), tuple(int(b) for b in bits[in_j]), bit,
+                {int(bits[r]): (None if dist[r] == big else int(dist[r])) for r in remaining}))
+        in_i[best] = False  # flip off `bit`
+        affected = neg_zero_rows[bit]  # negatives with y(bit) = 0: their c_y drops by one
+        if affected.size:
+            c[affected] -= 1
+            rest = np.flatnonzero(in_i)
+            if rest.size:
+                sub = np.where(neg_zero[np.ix_(affected, bits[rest])], c[affected][:, None], big)
+                dist[rest] = np.minimum(dist[rest], sub.min(axis=0))
+    point = np.zeros(d, dtype=bool)
+    point[bits[in_j]] = True
+    return point
+
+
+def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
+                         positive_counts: Any = None, negative_counts: Any = None,
+                         trace: list | None = None) -> BoundaryResult:
+    """Algorithm 1 FindBoundary: a boundary set ``A`` for ``(D+, D-)``, with bookkeeping.
+
+    Parameters
+    ----------
+    positives, negatives:
+        Distinct lattice elements as (n, d) bool / 0-1 matrices (or :class:`~optrules.encode.Lattice`).
+    heuristic:
+        ``"H1"`` = maximise ``(|S_i^0|, |D+_i^0|, d_l)`` (fewer points) or ``"H2"`` = maximise
+        ``(d_l, |S_i^0|, |D+_i^0|)`` (fewer ones per point); ties to the lowest bit.
+    positive_counts:
+        Optional multiplicities of the positives; when given ``|S_i^0|`` and ``|D+_i^0|`` count
+        samples, otherwise distinct elements (the paper).
+    negative_counts:
+        Optional multiplicities of the negatives; validated, not used (a conflict needs one negative).
+    trace:
+        Optional list receiving one :class:`TraceStep` per iteration of Algorithm 2.
+
+    Every returned point ``a`` covers at least one positive, covers no negative, turns into an element
+    below some negative when any of its ones is flipped off (boundary point, Definitions 2.5/3.3), and
+    no point covers another; every positive not below a negative is covered by some point.
+    """
+    key = str(heuristic).upper()
+    if key not in HEURISTICS:
+        raise ValueError(f"heuristic must be one of {HEURISTICS}, got {heuristic!r}")
+    pos = _as_bools(positives, "positives")
+    neg = _as_bools(negatives, "negatives")
+    if neg.shape[0] == 0 and neg.shape[1] != pos.shape[1]:
+        neg = np.zeros((0, pos.shape[1]), dtype=bool)
+    if pos.shape[1] != neg.shape[1]:
+        raise ValueError(f"positives have {pos.shape[1]} bits but negatives {neg.shape[1]}")
+    n_pos, d = pos.shape
+    weights = _as_counts(positive_counts, n_pos, "positive_counts")
+    _as_counts(negative_counts, neg.shape[0], "negative_counts")
+
+    pos_words = pack_bits(pos)
+    neg_words = pack_bits(neg)
+    pos_zero = ~pos
+    neg_zero = ~neg
+    neg_zero_rows = [np.flatnonzero(neg_zero[:, i]) for i in range(d)]
+
+    # Contradictory positives: x <= y for some negative y (no conflict-free element below x).
+    if neg.shape[0] and n_pos:
+        conflicting = Lattice(neg_words, d).leq_matrix(pos_words).any(axis=1)
+    else:
+        conflicting = np.zeros(n_pos, dtype=bool)
+
+    alive = ~conflicting  # S: positives not covered by A (and coverable)
+    d_zero = weights @ pos_zero  # |D+_i^0|, fixed
+    s_zero = (weights * alive) @ pos_zero  # |S_i^0|, updated as S shrinks
+    pos_lattice = Lattice(pos_words, d)
+
+    points: list[np.ndarray] = []
+    point_words = np.zeros((n_pos, pos_words.shape[1]), dtype=np.uint64)  # A, packed (k <= n_pos)
+    seeds: list[int] = []
+    for seed in range(n_pos):  # "choose x in S": the first remaining positive, in input order
+        if not alive[seed]:
+            continue
+        point = _find_boundary_point(seed, pos, pos_words, neg_words, neg_zero, neg_zero_rows,
+                                     s_zero, d_zero, key, trace)
+        words = pack_bits(point[None, :])[0]
+        k = len(points)
+        redundant = bool(k) and bool((~np.any(point_words[:k] & ~words, axis=1)).any())  # a <= p(J)
+        if redundant:  # cannot happen (x was uncovered); keep S shrinking anyway
+            alive[seed] = False
+            s_zero -= weights[seed] * pos_zero[seed]
+            continue
+        points.append(point)
+        point_words[k] = words
+        seeds.append(seed)
+        covered = alive & pos_lattice.leq(words)  # remove from S every element the new point covers
+        alive &= ~covered
+        s_zero -= weights[covered] @ pos_zero[covered]
+
+    out = np.array(points, dtype=bool).reshape(len(points), d)
+    return BoundaryResult(out, np.array(seeds, dtype=np.int64), conflicting)
+
+
+def find_boundary(positives: Any, negatives: Any, heuristic: str = "H1",
+                  positive_counts: Any = None, negative_counts: Any = None,
+                  trace: list | None = None) -> np.ndarray:
+    """Algorithm 1 FindBoundary: the (k, d) bool boundary set ``A``, points in the order found.
+
+    Same arguments as :func:`find_boundary_result` (which also reports the seeds and the positives
+    that lie below a negative and so stay uncovered).
+    """
+    return find_boundary_result(positives, negatives, heuristic, positive_counts,
+                                negative_counts, trace).points
