@@ -29,14 +29,17 @@ def describe_machine() -> str:
 
 
 def markdown_table(rows: list[dict]) -> str:
-    """A markdown table of dict rows (same keys); floats printed with 3 significant digits."""
+    """A markdown table of dict rows (same keys); floats with 4 significant digits (one decimal from
+    100 on), NaN as '-'."""
     if not rows:
         return ""
     keys = list(rows[0])
 
     def cell(value) -> str:
         if isinstance(value, float):
-            return f"{value:.3g}" if abs(value) < 1e4 else f"{value:.0f}"
+            if value != value:  # NaN: not measured
+                return "-"
+            return f"{value:.4g}" if abs(value) < 100 else f"{value:.1f}"
         return str(value)
 
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]

@@ -1,0 +1,212 @@
+"""LIBRE (ensemble of bottom-up learners on random feature subsets) and the single bottom-up learner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.metrics import f1_score
+from sklearn.model_selection import train_test_split
+
+import optrules
+from optrules.learners.libre import BottomUpClassifier, LibreClassifier, rank_boundary
+
+
+def _split(name):
+    X, y = optrules.load(name)
+    return train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def tic_tac_toe():
+    return _split("tic_tac_toe")
+
+
+def _f1(model, X, y, positive):
+    return f1_score(np.asarray(y) == positive, model.predict(X) == positive)
+
+
+def test_libre_learns_tic_tac_toe(tic_tac_toe):
+    X_train, X_test, y_train, y_test = tic_tac_toe
+    model = LibreClassifier(n_estimators=20, max_features=5, positive="positive", random_state=0)
+    model.fit(X_train, y_train)
+    assert _f1(model, X_test, y_test, "positive") >= 0.9
+    ruleset = model.ruleset_
+    assert ruleset.kind == "set" and ruleset.positive == "positive" and ruleset.default == "negative"
+    assert 1 <= len(ruleset.rules) <= ruleset.meta["n_candidates"] <= 200
+    assert ruleset.meta["n_candidates"] <= ruleset.meta["n_boundary_points"]
+    assert ruleset.meta["method"] == "libre" and ruleset.meta["n_learners"] <= 20
+    # every rule restricts at most max_features features, and its statistics are the training coverage
+    train_positive = (y_train == "positive").to_numpy()
+    for rule in ruleset.rules:
+        assert 1 <= len(rule.conditions) <= 5
+        covered = _one_rule(rule, ruleset).predict(X_train) == "positive"
+        assert rule.n_positive == int((covered & train_positive).sum())
+        assert rule.n_negative == int((covered & ~train_positive).sum())
+    # the fitted Ruleset alone reproduces the estimator, also after a JSON round trip
+    restored = optrules.Ruleset.from_json(ruleset.to_json())
+    assert (restored.predict(X_test) == model.predict(X_test)).all()
+
+
+def _one_rule(rule, ruleset):
+    """A one-rule copy of ``ruleset``."""
+    return optrules.Ruleset("set", (rule,), ruleset.default, ruleset.features, ruleset.classes,
+                            positive=ruleset.positive)
+
+
+def test_bottom_up_learns_tic_tac_toe(tic_tac_toe):
+    X_train, X_test, y_train, y_test = tic_tac_toe
+    model = BottomUpClassifier(positive="positive").fit(X_train, y_train)
+    assert _f1(model, X_test, y_test, "positive") >= 0.9
+    assert model.ruleset_.meta["method"] == "bottom-up"
+    assert model.ruleset_.meta["n_learners"] == 1
+    assert model.subsets_ == [tuple(X_train.columns)]
+    # the plain bottom-up learner is LIBRE with one learner on all features
+    same = LibreClassifier(n_estimators=1, max_features=None, positive="positive").fit(X_train, y_train)
+    assert same.ruleset_ == model.ruleset_
+
+
+def test_learner_points_cover_no_negative_of_their_subset(tic_tac_toe):
+    X_train, _, y_train, _ = tic_tac_toe
+    model = LibreClassifier(n_estimators=8, max_features=4, positive="positive", random_state=3)
+    model.fit(X_train, y_train)
+    binning = model.binning_
+    bits = binning.transform(X_train).to_bools()
+    is_positive = (y_train == "positive").to_numpy()
+    assert len(model.subsets_) == len(model.boundaries_) == model.ruleset_.meta["n_learners"]
+    total = 0
+    for features, points in zip(model.subsets_, model.boundaries_):
+        assert len(features) == 4 and len(set(features)) == 4
+        cols = np.concatenate([np.arange(binning.layout(f).start, binning.layout(f).stop) for f in features])
+        outside = np.setdiff1d(np.arange(bits.shape[1]), cols)
+        assert not points[:, outside].any()  # no condition on the features outside the subset
+        sub_points, sub_rows = points[:, cols], bits[:, cols]
+        covers = ~np.any(sub_points[:, None, :] & ~sub_rows[None, :, :], axis=2)  # points x samples
+        assert not covers[:, ~is_positive].any()  # conflict-free on the learner's own lattice
+        assert covers[:, is_positive].any(axis=1).all()  # every point covers a positive
+        total += len(points)
+    assert model.ruleset_.meta["n_boundary_points"] <= total
+
+
+def test_deterministic_and_independent_of_n_jobs(tic_tac_toe):
+    X_train, X_test, y_train, _ = tic_tac_toe
+    params = {"n_estimators": 6, "max_features": 4, "positive": "positive"}
+    first = LibreClassifier(random_state=7, **params).fit(X_train, y_train).ruleset_
+    again = LibreClassifier(random_state=7, **params).fit(X_train, y_train).ruleset_
+    assert first == again and str(first) == str(again)
+    parallel = LibreClassifier(random_state=7, n_jobs=2, **params).fit(X_train, y_train).ruleset_
+    assert parallel == first and str(parallel) == str(first)
+    others = [LibreClassifier(random_state=seed, **params).fit(X_train, y_train).ruleset_
+              for seed in (0, 1, 2)]
+    assert any(other != first for other in others)
+
+
+def test_subsets_drawn_without_replacement_and_deduplicated():
+    X, y = optrules.load("tic_tac_toe")
+    model = LibreClassifier(n_estimators=30, max_features=8, positive="positive", random_state=0).fit(X, y)
+    subsets = model.subsets_
+    assert len(subsets) == len(set(subsets)) <= 9  # only 9 subsets of 8 out of 9 features exist
+    assert all(len(set(s)) == 8 for s in subsets)
+    whole = LibreClassifier(n_estimators=5, max_features=50, positive="positive", random_state=0).fit(X, y)
+    assert whole.subsets_ == [tuple(X.columns)]
+
+
+def test_missing_values_are_data():
+    X_train, X_test, y_train, y_test = _split("wisconsin")
+    assert X_train.isna().any().any() and X_test.isna().any().any()
+    model = LibreClassifier(positive="malignant", random_state=0).fit(X_train, y_train)
+    assert any(layout.has_missing for layout in model.binning_.layout_)
+    nan_rows = X_test.isna().any(axis=1)
+    predictions = model.predict(X_test)
+    assert set(predictions) <= {"benign", "malignant"}
+    assert len(model.predict(X_test[nan_rows])) == int(nan_rows.sum())
+    assert _f1(model, X_test, y_test, "malignant") >= 0.85
+
+    X, y = optrules.load("house_votes_84")
+    votes = LibreClassifier(random_state=0).fit(X, y)
+    assert votes.ruleset_.positive == "republican"
+    assert any(condition.missing for rule in votes.ruleset_.rules for condition in rule.conditions)
+    missing_only = pd.DataFrame([[np.nan] * X.shape[1]], columns=X.columns).astype(X.dtypes.to_dict())
+    assert votes.predict(missing_only)[0] in {"democrat", "republican"}
+
+
+def test_ilp_selection_never_worse_than_greedy():
+    X_train, _, y_train, _ = _split("pima")
+    params = {"positive": "tested_positive", "random_state": 0, "rule_cost": 1.0, "top_k": 60}
+    greedy = LibreClassifier(**params).fit(X_train, y_train).ruleset_
+    exact = LibreClassifier(selection="ilp", solver_options={"time_limit": 20}, **params).fit(
+        X_train, y_train).ruleset_
+    assert exact.meta["n_candidates"] == greedy.meta["n_candidates"]
+    report = exact.meta["solve_reports"][0]
+    assert report.status in (optrules.Status.OPTIMAL, optrules.Status.FEASIBLE)
+    assert exact.meta["objective"] <= greedy.meta["objective"] + 1e-6
+
+
+def test_max_rules_and_rule_cost(tic_tac_toe):
+    X_train, _, y_train, _ = tic_tac_toe
+    base = {"n_estimators": 10, "positive": "positive", "random_state": 0}
+    free = LibreClassifier(**base).fit(X_train, y_train).ruleset_
+    capped = LibreClassifier(max_rules=3, **base).fit(X_train, y_train).ruleset_
+    assert len(capped.rules) == 3 and capped.rules == free.rules[:3]  # greedy order, cut early
+    costly = LibreClassifier(rule_cost=5.0, **base).fit(X_train, y_train).ruleset_
+    assert len(costly.rules) < len(free.rules)
+    assert all(rule.n_positive * 0.7 > 5.0 for rule in costly.rules[:1])
+
+
+def test_rank_boundary_filter_and_order():
+    is_positive = np.array([1, 1, 1, 1, 0, 0], dtype=bool)
+    coverage = np.array([
+        [1, 1, 0, 0, 1, 0],  # lsup+ .5, lsup- .5: dropped (not lsup+ > lsup-)
+        [1, 1, 1, 0, 1, 0],  # .75 / .5: exclusiveness .6
+        [1, 0, 0, 0, 0, 0],  # .25 / 0: exclusiveness 1
+        [1, 1, 0, 0, 0, 0],  # .5 / 0: exclusiveness 1, more support than row 2
+        [0, 0, 1, 1, 0, 0],  # .5 / 0: ties row 3, fewer ones -> first
+        [0, 0, 0, 0, 1, 1],  # 0 / 1: dropped
+    ], dtype=bool)
+    n_ones = np.array([1, 1, 1, 3, 2, 1])
+    assert rank_boundary(coverage, is_positive, n_ones).tolist() == [4, 3, 2, 1]
+    assert rank_boundary(coverage, is_positive, n_ones, top_k=2).tolist() == [4, 3]
+    assert rank_boundary(coverage, is_positive, n_ones, min_local_support=0.5).tolist() == [4, 3, 1]
+
+
+def test_parameters_and_clone():
+    libre = LibreClassifier(n_estimators=3, max_features=2, alpha=0.9, random_state=1)
+    assert clone(libre).get_params() == libre.get_params()
+    bottom_up = BottomUpClassifier(heuristic="H2", top_k=None)
+    params = bottom_up.get_params()
+    assert "n_estimators" not in params and "max_features" not in params
+    assert clone(bottom_up).get_params() == params
+    X, y = optrules.load("tic_tac_toe")
+    h2 = bottom_up.fit(X, y)
+    assert h2.ruleset_.meta["params"]["heuristic"] == "H2"
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"heuristic": "H3"}, "heuristic"),
+    ({"n_estimators": 0}, "n_estimators"),
+    ({"max_features": 0}, "max_features"),
+    ({"alpha": 2}, "alpha"),
+    ({"selection": "best"}, "selection"),
+    ({"top_k": 0}, "top_k"),
+    ({"rule_cost": -1}, "rule_cost"),
+    ({"min_local_support": 1.5}, "min_local_support"),
+])
+def test_parameter_errors(params, match):
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5], [0.2, 0.9]])
+    y = np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=match):
+        LibreClassifier(**params).fit(X, y)
+
+
+def test_ilp_without_rule_cost_keeps_no_redundant_rule():
+    X_train, _, y_train, _ = _split("pima")
+    params = {"positive": "tested_positive", "random_state": 0, "top_k": 60}
+    greedy = LibreClassifier(**params).fit(X_train, y_train).ruleset_
+    exact = LibreClassifier(selection="ilp", **params).fit(X_train, y_train).ruleset_
+    assert exact.meta["objective"] <= greedy.meta["objective"] + 1e-6
+    covers = np.column_stack([_one_rule(rule, exact).predict(X_train) == "tested_positive"
+                              for rule in exact.rules])
+    for j in range(covers.shape[1]):  # every rule covers some sample no other rule covers
+        others = np.delete(covers, j, axis=1).any(axis=1)
+        assert (covers[:, j] & ~others).any()
