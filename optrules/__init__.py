@@ -4,6 +4,7 @@ from optrules.cover import CoverInstance
 from optrules.data import Schema, validate_features, validate_target
 from optrules.datasets import list_datasets, load, load_csv
 from optrules.estimators import RulesetClassifier, SetCoverClassifier, package_version
+from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.registry import METHODS, fit, get_method, make_estimator
 from optrules.ruleset import (
     CategoricalCondition,
@@ -19,6 +20,8 @@ from optrules.solvers import ProblemClass, SolveReport, Status, available_solver
 __version__ = package_version()
 
 __all__ = [
+    "BottomUpClassifier",
+    "LibreClassifier",
     "CategoricalCondition",
     "Condition",
     "CoverInstance",

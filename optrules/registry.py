@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from optrules.estimators import RulesetClassifier, SetCoverClassifier
+from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.ruleset import Ruleset
 
 __all__ = ["Method", "METHODS", "get_method", "make_estimator", "fit"]
@@ -40,6 +41,11 @@ METHODS: dict[str, Method] = {
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},
                test_params={"candidates": {"max_len": 2, "max_candidates": 50}}),
+        Method("libre", LibreClassifier, False,
+               "LIBRE: ensemble of bottom-up Boolean-lattice weak learners, greedy weighted set cover",
+               test_params={"n_estimators": 3, "random_state": 0}),
+        Method("bottom-up", BottomUpClassifier, False,
+               "LIBRE's base bottom-up learner on all features, greedy weighted set cover"),
     )
 }
 

@@ -137,7 +137,7 @@ class LibreClassifier(RulesetClassifier):
 
     Parameters
     ----------
-    n_estimators : int, default 10
+    n_estimators : int, default 20
         Number of weak learners ``E`` (feature subsets drawn; equal subsets are learned once).
     max_features : int or None, default 5
         Features per weak learner; ``None`` or at least the number of features: all of them.
@@ -177,7 +177,7 @@ class LibreClassifier(RulesetClassifier):
 
     method = "libre"
 
-    def __init__(self, n_estimators: int = 10, max_features: int | None = 5, heuristic: str = "H1",
+    def __init__(self, n_estimators: int = 20, max_features: int | None = 5, heuristic: str = "H1",
                  alpha: float = 0.7, chi2_threshold: float = 4.6, max_intervals: int | None = None,
                  top_k: int | None = 200, min_local_support: float = 0.0, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
