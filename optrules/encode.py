@@ -335,11 +335,15 @@ class Lattice:
             return self._like(self.words.copy()), np.zeros(0, np.int64), np.zeros(0, np.int64)
         if width == 0:
             return self._like(self.words[:1].copy()), np.array([n], np.int64), np.zeros(n, np.int64)
-        if width == 1:
-            values, inverse, counts = np.unique(self.words[:, 0], return_inverse=True, return_counts=True)
-            values = values[:, None]
-        else:
-            values, inverse, counts = np.unique(self.words, axis=0, return_inverse=True, return_counts=True)
+        # Sort the rows by their words (first word most significant: bit-string order), then cut runs;
+        # much faster than np.unique(axis=0) on wide rows.
+        order = np.lexsort(self.words.T[::-1])
+        ordered = self.words[order]
+        starts = np.flatnonzero(np.concatenate(([True], (ordered[1:] != ordered[:-1]).any(axis=1))))
+        counts = np.diff(np.append(starts, n))
+        values = ordered[starts]
+        inverse = np.empty(n, dtype=np.int64)
+        inverse[order] = np.repeat(np.arange(starts.size), counts)
         return (self._like(np.ascontiguousarray(values, dtype=np.uint64)),
                 counts.astype(np.int64), np.asarray(inverse, dtype=np.int64).reshape(-1))
 

@@ -55,7 +55,7 @@ Choices (documented, where the paper leaves room)
   positives count twice in ``|S_i^0|`` and ``|D+_i^0|`` (as if given a multiplicity).
 
 Complexity: the distance of each negative ``y`` to the current point, ``c_y = d_l(p, y)``, is
-computed once per seed (packed popcount) and decremented for the negatives with ``y(i) = 0`` when bit
+computed once per seed (from the sparse zeros of the negatives) and decremented for the negatives with ``y(i) = 0`` when bit
 ``i`` is flipped off; ``d_l(p, D-_j^0) = min {c_y : y(j) = 0}`` only decreases, so it is updated from
 the affected negatives alone ("the distance is computed only once, and updated at each iteration").
 """
@@ -67,7 +67,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from optrules.encode import Lattice, pack_bits, popcount
+from optrules.encode import Lattice, pack_bits
 
 __all__ = ["BoundaryResult", "TraceStep", "find_boundary", "find_boundary_result", "HEURISTICS"]
 
@@ -146,10 +146,56 @@ def _best(keys: list[np.ndarray]) -> int:
     return int(candidates[0])
 
 
-def _find_boundary_point(seed: int, pos_bits: np.ndarray, pos_words: np.ndarray,
-                         neg_words: np.ndarray, neg_zero: np.ndarray, neg_zero_rows: list[np.ndarray],
-                         s_zero: np.ndarray, d_zero: np.ndarray, heuristic: str,
-                         trace: list | None) -> np.ndarray:
+def _weighted_zeros(weights: np.ndarray, zeros: np.ndarray) -> np.ndarray:
+    """``weights @ zeros`` (int64) without the (rows x bits) int64 copy of ``zeros``: a weighted
+    count per bit over the set entries (exact for integer weights below 2**53)."""
+    rows, cols = np.nonzero(zeros)
+    return np.rint(np.bincount(cols, weights=weights[rows], minlength=zeros.shape[1])).astype(np.int64)
+
+
+def _below_some_negative(pos_words: np.ndarray, neg_words: np.ndarray, pos_zero: np.ndarray,
+                         neg_zero_ptr: np.ndarray, neg_zero_col: np.ndarray,
+                         max_words: int = 1 << 23) -> np.ndarray:
+    """Mask over the positives: ``x <= y`` for some negative ``y``.
+
+    ``x <= y`` needs every zero of ``y`` to be a zero of ``x``, in particular ``y``'s first zero; so
+    only the pairs where ``x`` has a zero at ``y``'s first zero are tested (a negative without zeros
+    is above every positive). On inverse one-hot rows that is ``n_pos * n_neg / bins`` pairs instead
+    of ``n_pos * n_neg``. Pairs are tested on the packed words, about ``max_words`` words at a time.
+    """
+    n_pos = pos_words.shape[0]
+    max_pairs = max(1, int(max_words) // max(1, pos_words.shape[1]))
+    lengths = np.diff(neg_zero_ptr)
+    if (lengths == 0).any():  # the all-ones negative is above everything
+        return np.ones(n_pos, dtype=bool)
+    first_zero = neg_zero_col[neg_zero_ptr[:-1]]
+    order = np.argsort(first_zero, kind="stable")  # negatives grouped by their first zero
+    group_size = np.bincount(first_zero, minlength=pos_zero.shape[1])
+    group_start = np.cumsum(group_size) - group_size
+    x_row, x_col = np.nonzero(pos_zero)  # (positive, one of its zeros)
+    sizes = group_size[x_col]
+    conflicting = np.zeros(n_pos, dtype=bool)
+    ends = np.cumsum(sizes)
+    begin = 0
+    while begin < x_row.size:
+        stop = max(int(np.searchsorted(ends, (ends[begin - 1] if begin else 0) + max_pairs, "right")),
+                   begin + 1)
+        rows, cols, counts = x_row[begin:stop], x_col[begin:stop], sizes[begin:stop]
+        total = int(counts.sum())
+        if total:
+            pair_x = np.repeat(rows, counts)
+            offsets = np.repeat(group_start[cols] - (np.cumsum(counts) - counts), counts) + np.arange(total)
+            pair_y = order[offsets]
+            below = ~np.any(pos_words[pair_x] & ~neg_words[pair_y], axis=1)
+            conflicting[pair_x[below]] = True
+        begin = stop
+    return conflicting
+
+
+def _find_boundary_point(seed: int, pos_bits: np.ndarray, neg_zero_ptr: np.ndarray,
+                         neg_zero_row: np.ndarray, neg_zero_col: np.ndarray,
+                         neg_zero_rows: list[np.ndarray], s_zero: np.ndarray, d_zero: np.ndarray,
+                         heuristic: str, trace: list | None) -> np.ndarray:
     """Algorithm 2 FindBoundaryPoint for the positive ``seed``: the bool row ``p(J)``.
 
     ``I`` starts as ``P(x)`` (the ones of ``x``) and ``J`` empty. Each iteration moves to ``J`` the
@@ -157,14 +203,22 @@ def _find_boundary_point(seed: int, pos_bits: np.ndarray, pos_words: np.ndarray,
     then flips off the best remaining bit of ``I`` under H1/H2 and updates the distances.
     """
     d = pos_bits.shape[1]
+    n_neg = neg_zero_ptr.shape[0] - 1
     big = np.int32(d + 1)  # stands for d_l(., {}) = +inf ("undefined"); real distances are <= d
-    bits = np.flatnonzero(pos_bits[seed])  # I = P(x), as bit indices
+    row = pos_bits[seed]
+    bits = np.flatnonzero(row)  # I = P(x), as bit indices
+    where = np.full(d, -1, dtype=np.int64)  # bit -> its position in `bits` (-1: not a one of x)
+    where[bits] = np.arange(bits.size)
+    # The zeros of the negatives are kept sparse (CSR: neg_zero_ptr / neg_zero_col, neg_zero_row the
+    # row of each entry): inverse one-hot rows have one zero per feature, so the distance
+    # bookkeeping costs O(zeros of the touched negatives), not O(negatives x bits).
     # c_y = d_l(x, y): positions where x has a 1 and y a 0 (Definition 3.4), for every negative.
-    c = popcount(pos_words[seed][None, :] & ~neg_words).astype(np.int32)
-    if neg_words.shape[0] and bits.size:
-        dist = np.where(neg_zero[:, bits], c[:, None], big).min(axis=0)  # Definition 3.5
-    else:
-        dist = np.full(bits.size, big, dtype=np.int32)
+    c = np.bincount(neg_zero_row, weights=row[neg_zero_col], minlength=n_neg).astype(np.int32)
+    # d_l(p, D-_i^0) = min {c_y : y(i) = 0} for each bit i of I (Definition 3.5), +inf if none.
+    dist = np.full(bits.size, big, dtype=np.int32)
+    at = where[neg_zero_col]
+    hit = at >= 0
+    np.minimum.at(dist, at[hit], c[neg_zero_row[hit]])
     in_i = np.ones(bits.size, dtype=bool)
     in_j = np.zeros(bits.size, dtype=bool)
     s_key = s_zero[bits]
@@ -192,10 +246,16 @@ def _find_boundary_point(seed: int, pos_bits: np.ndarray, pos_words: np.ndarray,
         affected = neg_zero_rows[bit]  # negatives with y(bit) = 0: their c_y drops by one
         if affected.size:
             c[affected] -= 1
-            rest = np.flatnonzero(in_i)
-            if rest.size:
-                sub = np.where(neg_zero[np.ix_(affected, bits[rest])], c[affected][:, None], big)
-                dist[rest] = np.minimum(dist[rest], sub.min(axis=0))
+            if in_i.any():
+                # dist[j] = min(dist[j], c_y) over affected y with y(j) = 0; positions no longer in I
+                # are updated too, harmlessly (only I's distances are ever read).
+                first, stop = neg_zero_ptr[affected], neg_zero_ptr[affected + 1]
+                lengths = stop - first
+                entries = np.repeat(first - np.cumsum(lengths) + lengths, lengths) \
+                    + np.arange(int(lengths.sum()))
+                at = where[neg_zero_col[entries]]
+                hit = at >= 0
+                np.minimum.at(dist, at[hit], np.repeat(c[affected], lengths)[hit])
     point = np.zeros(d, dtype=bool)
     point[bits[in_j]] = True
     return point
@@ -242,17 +302,21 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
     neg_words = pack_bits(neg)
     pos_zero = ~pos
     neg_zero = ~neg
-    neg_zero_rows = [np.flatnonzero(neg_zero[:, i]) for i in range(d)]
+    neg_zero_row, neg_zero_col = np.nonzero(neg_zero)  # row-major: CSR order
+    neg_zero_ptr = np.zeros(neg.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(neg_zero_row, minlength=neg.shape[0]), out=neg_zero_ptr[1:])
+    by_bit = np.argsort(neg_zero_col, kind="stable")  # negatives with y(i) = 0, ascending, per bit
+    neg_zero_rows = np.split(neg_zero_row[by_bit], np.cumsum(np.bincount(neg_zero_col, minlength=d))[:-1])
 
     # Contradictory positives: x <= y for some negative y (no conflict-free element below x).
     if neg.shape[0] and n_pos:
-        conflicting = Lattice(neg_words, d).leq_matrix(pos_words).any(axis=1)
+        conflicting = _below_some_negative(pos_words, neg_words, pos_zero, neg_zero_ptr, neg_zero_col)
     else:
         conflicting = np.zeros(n_pos, dtype=bool)
 
     alive = ~conflicting  # S: positives not covered by A (and coverable)
-    d_zero = weights @ pos_zero  # |D+_i^0|, fixed
-    s_zero = (weights * alive) @ pos_zero  # |S_i^0|, updated as S shrinks
+    d_zero = _weighted_zeros(weights, pos_zero)  # |D+_i^0|, fixed
+    s_zero = _weighted_zeros(weights * alive, pos_zero)  # |S_i^0|, updated as S shrinks
     pos_lattice = Lattice(pos_words, d)
 
     points: list[np.ndarray] = []
@@ -261,8 +325,8 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
     for seed in range(n_pos):  # "choose x in S": the first remaining positive, in input order
         if not alive[seed]:
             continue
-        point = _find_boundary_point(seed, pos, pos_words, neg_words, neg_zero, neg_zero_rows,
-                                     s_zero, d_zero, key, trace)
+        point = _find_boundary_point(seed, pos, neg_zero_ptr, neg_zero_row, neg_zero_col,
+                                     neg_zero_rows, s_zero, d_zero, key, trace)
         words = pack_bits(point[None, :])[0]
         k = len(points)
         redundant = bool(k) and bool((~np.any(point_words[:k] & ~words, axis=1)).any())  # a <= p(J)
@@ -275,7 +339,7 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
         seeds.append(seed)
         covered = alive & pos_lattice.leq(words)  # remove from S every element the new point covers
         alive &= ~covered
-        s_zero -= weights[covered] @ pos_zero[covered]
+        s_zero -= _weighted_zeros(weights[covered], pos_zero[covered])
 
     out = np.array(points, dtype=bool).reshape(len(points), d)
     return BoundaryResult(out, np.array(seeds, dtype=np.int64), conflicting)

@@ -89,13 +89,9 @@ def learn_subset(positives: np.ndarray, positive_counts: np.ndarray, negatives: 
 
 
 def _distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a bool matrix (sorted) and their multiplicities."""
-    if bits.shape[0] == 0:
-        return bits.copy(), np.zeros(0, np.int64)
-    if bits.shape[1] == 0:
-        return bits[:1].copy(), np.array([bits.shape[0]], np.int64)
-    rows, counts = np.unique(bits, axis=0, return_counts=True)
-    return rows.astype(bool), counts.astype(np.int64)
+    """Distinct rows of a bool matrix (sorted as bit strings) and their multiplicities."""
+    distinct, counts, _ = Lattice.from_bools(bits).unique_with_counts()
+    return distinct.to_bools(), counts
 
 
 def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndarray,
