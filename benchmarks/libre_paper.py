@@ -122,11 +122,15 @@ def log(*args) -> None:
     print(*args, flush=True)
 
 
+#: LibreClassifier's ``conflicts`` ("strict": the paper's conflict-free learners; "majority"), set by --conflicts.
+CONFLICTS = "strict"
+
+
 def make_model(config: tuple, positive, max_rules=None, alpha: float = ALPHA) -> LibreClassifier:
     n_estimators, heuristic, threshold = config
     return LibreClassifier(n_estimators=n_estimators, max_features=MAX_FEATURES, heuristic=heuristic,
                            alpha=alpha, chi2_threshold=threshold, max_rules=max_rules, positive=positive,
-                           n_jobs=1, random_state=SEED)
+                           conflicts=CONFLICTS, n_jobs=1, random_state=SEED)
 
 
 def f1_of(pred: np.ndarray, truth: np.ndarray) -> float:
@@ -145,7 +149,9 @@ def prefix_f1(ruleset, X, truth: np.ndarray) -> np.ndarray:
     return np.where(denom > 0, 2 * tp / np.maximum(denom, 1), 0.0)
 
 
-def inner_task(config, X_tr, y_tr, X_va, y_va, positive):
+def inner_task(config, X_tr, y_tr, X_va, y_va, positive, conflicts):
+    global CONFLICTS
+    CONFLICTS = conflicts  # worker processes do not share the parent's module state
     model = make_model(config, positive).fit(X_tr, y_tr)
     rules = model.ruleset_.rules
     negatives_covered = sum(int(r.n_negative or 0) for r in rules)
@@ -189,7 +195,7 @@ def run_dataset(name: str, configs: list, n_jobs: int, adult_train: int | None) 
         tasks = [(c, s) for c in range(len(configs)) for s in range(len(splits))]
         out = Parallel(n_jobs=n_jobs)(
             delayed(inner_task)(configs[c], X_tr.iloc[splits[s][0]], y_tr.iloc[splits[s][0]],
-                                X_tr.iloc[splits[s][1]], y_tr.iloc[splits[s][1]], positive)
+                                X_tr.iloc[splits[s][1]], y_tr.iloc[splits[s][1]], positive, CONFLICTS)
             for c, s in tasks)
         longest = max(2, max(len(f1) for f1, _ in out))  # at least k = 1 (an empty model)
         scores = np.zeros((len(configs), len(splits), longest))
@@ -252,8 +258,12 @@ def main() -> None:
                         help="stratified subsample of adult's outer training fold (inner CV and refit)")
     parser.add_argument("--adult-estimators", type=int, nargs="+", default=[5, 20],
                         help="E values tried on adult (reduced grid)")
+    parser.add_argument("--conflicts", choices=["strict", "majority"], default="strict",
+                        help="LibreClassifier(conflicts=...) for every fit")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    global CONFLICTS
+    CONFLICTS = args.conflicts
 
     if args.quick:
         datasets = args.datasets or ["haberman", "wisconsin"]
@@ -287,7 +297,8 @@ def main() -> None:
     log(table)
     log(f"total {total:.0f} s")
     command = "python benchmarks/libre_paper.py" + (" --quick" if args.quick else "") + (
-        f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}"
+        f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}" + (
+        f" --conflicts {args.conflicts}" if args.conflicts != "strict" else "")
     if "adult" in datasets:
         command += f" --adult-train {args.adult_train} --adult-estimators " + " ".join(
             map(str, args.adult_estimators))

@@ -210,3 +210,31 @@ def test_ilp_without_rule_cost_keeps_no_redundant_rule():
     for j in range(covers.shape[1]):  # every rule covers some sample no other rule covers
         others = np.delete(covers, j, axis=1).any(axis=1)
         assert (covers[:, j] & ~others).any()
+
+
+def test_resolve_conflicts_gives_each_shared_row_to_the_weighted_majority():
+    from optrules.learners.libre import resolve_conflicts
+
+    a, b, c = [True, False, True], [False, True, True], [True, True, False]
+    positives, pos_counts = np.array([a, b]), np.array([3, 1])
+    negatives, neg_counts = np.array([a, c]), np.array([1, 5])
+    kept_pos, kept_counts, kept_neg = resolve_conflicts(positives, pos_counts, negatives, neg_counts, 0.5)
+    assert kept_pos.tolist() == [a, b] and kept_counts.tolist() == [3, 1]  # row a: 1.5 > 0.5
+    assert kept_neg.tolist() == [c]
+    kept_pos, kept_counts, kept_neg = resolve_conflicts(positives, pos_counts, negatives, neg_counts, 0.2)
+    assert kept_pos.tolist() == [b] and kept_counts.tolist() == [1]  # row a: 0.6 < 0.8 -> negative
+    assert kept_neg.tolist() == [a, c]
+
+
+def test_majority_conflicts_learn_where_strict_learners_cannot():
+    X, y = optrules.load("haberman")
+    positive = y.attrs["positive"]
+    strict = LibreClassifier(random_state=0, positive=positive).fit(X, y).ruleset_
+    majority = LibreClassifier(random_state=0, positive=positive, conflicts="majority").fit(X, y).ruleset_
+    # strict learners never cover a training negative; resolved ones may, and then cover more positives
+    assert all(rule.n_negative == 0 for rule in strict.rules)
+    assert majority.n_rules >= 1 and any(rule.n_negative > 0 for rule in majority.rules)
+    covered = lambda rs: rs.covers(X).any(axis=1)[np.asarray(y == positive)].sum() if rs.n_rules else 0
+    assert covered(majority) > covered(strict)
+    with pytest.raises(ValueError, match="conflicts must be 'strict' or 'majority'"):
+        LibreClassifier(conflicts="vote").fit(X, y)

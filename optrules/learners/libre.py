@@ -94,6 +94,29 @@ def _distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return distinct.to_bools(), counts
 
 
+def resolve_conflicts(positives: np.ndarray, positive_counts: np.ndarray, negatives: np.ndarray,
+                      negative_counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Give each binned row that occurs in both classes to one class (``conflicts="majority"``).
+
+    A row seen as p positives and n negatives stays positive when ``alpha * p > (1 - alpha) * n``
+    and negative otherwise, and leaves the other class's set: the weak learner then learns a
+    Boolean function of the resolved, consistent truth table, whose points may cover the outvoted
+    training samples. Returns (positives, their counts, negatives).
+    """
+    if positives.shape[0] == 0 or negatives.shape[0] == 0:
+        return positives, positive_counts, negatives
+    width = max(1, -(-positives.shape[1] // 8))
+    key = lambda rows: np.ascontiguousarray(np.packbits(rows, axis=1)).view(np.dtype((np.void, width))).ravel()
+    pos_keys, neg_keys = key(positives), key(negatives)
+    _, in_pos, in_neg = np.intersect1d(pos_keys, neg_keys, return_indices=True)
+    positive_wins = alpha * positive_counts[in_pos] > (1 - alpha) * negative_counts[in_neg]
+    keep_pos = np.ones(positives.shape[0], dtype=bool)
+    keep_neg = np.ones(negatives.shape[0], dtype=bool)
+    keep_pos[in_pos[~positive_wins]] = False
+    keep_neg[in_neg[positive_wins]] = False
+    return positives[keep_pos], positive_counts[keep_pos], negatives[keep_neg]
+
+
 def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndarray,
                   min_local_support: float = 0.0, top_k: int | None = None) -> np.ndarray:
     """Indices of the kept points, best first (Section 3.3's filter, after Gu et al. 2003).
@@ -157,6 +180,11 @@ class LibreClassifier(RulesetClassifier):
         For ``selection="ilp"``: a MILP solver of ``optrules.solvers`` and its unified options.
     rule_cost : float, default 0
         Cost per rule in the set-cover objective (in samples); 0 is the paper's weighting.
+    conflicts : "strict" or "majority", default "strict"
+        What a weak learner does with a binned row seen in both classes. "strict" (the paper's
+        Section 3.1): the row is a negative, its positives can never be covered, and no point covers
+        a training negative. "majority": the row goes to the class with the larger alpha-weighted
+        count (``resolve_conflicts``), so points may cover outvoted training negatives.
     positive : label, optional
         The positive class (default: the minority class); every other class is negative.
     n_jobs : int, optional
@@ -177,7 +205,8 @@ class LibreClassifier(RulesetClassifier):
                  alpha: float = 0.7, chi2_threshold: float = 4.6, max_intervals: int | None = None,
                  top_k: int | None = 200, min_local_support: float = 0.0, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 rule_cost: float = 0.0, positive: Any = None, n_jobs: int | None = None,
+                 rule_cost: float = 0.0, conflicts: str = "strict", positive: Any = None,
+                 n_jobs: int | None = None,
                  random_state: Any = None, categorical: list | None = None) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -192,6 +221,7 @@ class LibreClassifier(RulesetClassifier):
         self.solver = solver
         self.solver_options = solver_options
         self.rule_cost = rule_cost
+        self.conflicts = conflicts
         self.positive = positive
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -236,6 +266,8 @@ class LibreClassifier(RulesetClassifier):
             raise ValueError(f"max_rules must be a positive integer or None, got {self.max_rules!r}")
         if self.selection not in ("greedy", "ilp"):
             raise ValueError(f"selection must be 'greedy' or 'ilp', got {self.selection!r}")
+        if self.conflicts not in ("strict", "majority"):
+            raise ValueError(f"conflicts must be 'strict' or 'majority', got {self.conflicts!r}")
         if not _is_real(self.rule_cost) or self.rule_cost < 0:
             raise ValueError(f"rule_cost must be a non-negative number, got {self.rule_cost!r}")
 
@@ -289,7 +321,10 @@ class LibreClassifier(RulesetClassifier):
         jobs = []
         for cols in columns:
             positives, counts = _distinct_rows(pos_bits[:, cols])
-            negatives, _ = _distinct_rows(neg_bits[:, cols])
+            negatives, negative_counts = _distinct_rows(neg_bits[:, cols])
+            if self.conflicts == "majority":
+                positives, counts, negatives = resolve_conflicts(positives, counts, negatives,
+                                                                 negative_counts, float(self.alpha))
             jobs.append((positives, counts, negatives))
         found = self._run_learners(jobs, heuristic)
         boundaries = []
@@ -348,7 +383,8 @@ class BottomUpClassifier(LibreClassifier):
                  max_intervals: int | None = None, top_k: int | None = 200,
                  min_local_support: float = 0.0, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 rule_cost: float = 0.0, positive: Any = None, categorical: list | None = None) -> None:
+                 rule_cost: float = 0.0, conflicts: str = "strict", positive: Any = None,
+                 categorical: list | None = None) -> None:
         self.heuristic = heuristic
         self.alpha = alpha
         self.chi2_threshold = chi2_threshold
@@ -360,6 +396,7 @@ class BottomUpClassifier(LibreClassifier):
         self.solver = solver
         self.solver_options = solver_options
         self.rule_cost = rule_cost
+        self.conflicts = conflicts
         self.positive = positive
         self.categorical = categorical
 
