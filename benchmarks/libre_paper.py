@@ -78,42 +78,6 @@ PAPER = {
     "adult": {"libre": {"f1": (0.70, 0.01), "rules": (14.0, 2.1), "atoms": (7.8, 1.0)},
               "libre 3": {"f1": (0.62, 0.01), "rules": (3.0, 0.0), "atoms": (6.5, 0.7)}},
 }
-#: Written after the full run of 2026-11-29 (454 s); the per-row verdicts below are generated.
-FINDINGS = """\
-* **2 of 14 rows pass** (tic_tac_toe libre and libre 3; libre 3 even beats the paper there, 0.78 vs
-  0.68). Every other row fails on F1 (by 0.05 to 0.41); pima libre also fails on #rules (9.2 vs 1.6).
-* **Main cause: the library's weak learners are strictly conflict-free.** In every fit of this run no
-  selected rule covers a training negative (count 0 below), so alpha has no effect (checked: alpha .5,
-  .7 and .9 give identical rules on fold 0 of every dataset; the grid was collapsed to alpha = 0.7) and
-  the greedy cover only stops when the positives run out. Rules that may not touch a negative are
-  specific and cover few positives each, so many are needed, and a small k loses recall.
-  The paper's compact results need rules that do cover negatives: on the whole data (in-sample, ChiMerge
-  not involved) one single-atom rule already reaches the paper's F1 -- australian `A8 == 1` F1 0.85 (77
-  negatives covered; paper .84 with 2.4 rules), pima `plasma glucose >= 124` 0.64 (134 negatives;
-  paper .64 with 1.6 rules), haberman `nodes >= 3` 0.52 (60 negatives; paper .41 with 1.6 rules),
-  heart `chest == 4` 0.73 (paper .77). Tuning alpha in the paper also only makes sense if candidates
-  cover negatives.
-* **haberman is unlearnable under conflict-freedom:** with ChiMerge 4.6 the 3 features give 8 bits and
-  97.5% of the positives have a binned row equal to some negative's row; a learner sees all 3 features
-  (max_features = 5), finds 0 or 1 point, and F1 is 0 on every fold.
-* Reading of the authors' reference code (public LIBRE / BRS sources; read, not run): its incremental
-  distance update (`BooleanRuleSet.__update_distance`) indexes the negatives with the position `k` in
-  `F0[i]` instead of the element `F0[i][k]`, so its conflict test uses wrong negatives and its boundary
-  points can cover training negatives; its `predict` also uses only the first `top` rules (default 10),
-  and its greedy cover has no positive-weight stop. The paper's numbers were presumably produced by
-  that behaviour, not by the conflict-free algorithm as written in Section 3.
-* **Prefix claim verified:** on every outer fold (70 checks, both variants) the refit with
-  `max_rules=k` predicted exactly as the first k greedy rules of the `max_rules=None` fit.
-* Selection: the one-SE rule already prefers few rules, yet pima's inner F1 keeps rising slowly with k
-  (each conflict-free rule adds a few positives), so 6-13 rules are chosen.
-* Atoms per rule are not comparable: ours count conditions (one per feature, an interval or a category
-  set); the paper's heart value 7.7 with at most 5 features per learner implies it counts ranges of a
-  flattened rule (a feature with non-contiguous bins counts several times).
-* adult is reduced (one full-fold fit with E=5, H1, ChiMerge 6 took 111 s, 1,579 bits): inner CV and
-  refit on a 4,000-row stratified subsample of each outer training fold, E in {5, 20}; the test fold is
-  complete. Its F1 (0.54 / 0.45 vs 0.70 / 0.62) is therefore a lower-data result, not a like-for-like
-  one.
-"""
 
 DATASETS = ["tic_tac_toe", "wisconsin", "australian", "pima", "heart_statlog", "haberman", "adult"]
 
@@ -316,7 +280,7 @@ def main() -> None:
         "training fold with max_rules = k. libre 3: k <= 3. Acceptance: mean F1 >= paper - 0.03 and "
         "mean #rules <= max(1.5 x paper, paper + 3). Values are mean (sample std) over the 5 outer "
         "folds; paper values are the libre / libre 3 columns of Tables 7 (F1), 8 (#rules), 9 (atoms).\n\n"
-        f"{table}\n\n## Findings\n\n" + (FINDINGS + "\nPer row:\n\n" if not args.quick else "")
+        f"{table}\n\n## Verdicts\n\n"
         + "\n".join(f"* {r['dataset']} / {r['method']}: {r['acceptance']} (F1 {r['F1']} vs {r['paper F1']}, "
                     f"#rules {r['#rules']} vs {r['paper #rules']})" for r in rows)
         + "\n\n## Per-dataset checks and chosen configurations\n\n" + "\n".join(details) + "\n")
