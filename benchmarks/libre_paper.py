@@ -5,11 +5,12 @@ positive class = ``y.attrs["positive"]``; every weak learner uses 5 features; th
 E (``n_estimators``) in {5, 20, 50} x heuristic in {H1, H2} x ChiMerge threshold in {6, 4.6, 4}
 x alpha in {.5, .7, .9}.
 
-Alpha: a LIBRE weak learner's points cover no training negative, so every candidate's greedy weight
-is ``alpha * (positives it still covers)``: alpha scales all weights by the same factor and cannot
-change the greedy choice. The grid is therefore collapsed to alpha = 0.7 (18 configurations). The
-script checks the premise on every fit (no selected rule covers a training negative) and checks
-once per dataset that alpha .5 and .9 give the same rules as .7.
+Alpha: with ``conflicts="strict"`` (the default) a LIBRE weak learner's points cover no training
+negative, so every candidate's greedy weight is ``alpha * (positives it still covers)``: alpha scales
+all weights by the same factor and cannot change the greedy choice, and the grid is collapsed to
+alpha = 0.7 (18 configurations). The script checks the premise on every fit and once per dataset
+that alpha .5 and .9 give the same rules as .7. With ``--conflicts majority`` alpha decides which
+class a shared binned row goes to, so the full alpha grid is searched (54 configurations).
 
 Number of rules: the greedy cover only stops when the positives run out (the candidates cover no
 negative, so no weight ever turns non-positive), hence ``max_rules`` joins the grid. Each
@@ -54,6 +55,7 @@ from machine import describe_machine, markdown_table  # noqa: E402  (benchmarks/
 
 MAX_FEATURES = 5
 ALPHA = 0.7
+ALPHAS = (0.5, 0.7, 0.9)
 ESTIMATORS = (5, 20, 50)
 HEURISTICS = ("H1", "H2")
 THRESHOLDS = (6.0, 4.6, 4.0)
@@ -90,8 +92,9 @@ def log(*args) -> None:
 CONFLICTS = "strict"
 
 
-def make_model(config: tuple, positive, max_rules=None, alpha: float = ALPHA) -> LibreClassifier:
-    n_estimators, heuristic, threshold = config
+def make_model(config: tuple, positive, max_rules=None, alpha: float | None = None) -> LibreClassifier:
+    n_estimators, heuristic, threshold, config_alpha = config
+    alpha = config_alpha if alpha is None else alpha
     return LibreClassifier(n_estimators=n_estimators, max_features=MAX_FEATURES, heuristic=heuristic,
                            alpha=alpha, chi2_threshold=threshold, max_rules=max_rules, positive=positive,
                            conflicts=CONFLICTS, n_jobs=1, random_state=SEED)
@@ -179,10 +182,10 @@ def run_dataset(name: str, configs: list, n_jobs: int, adult_train: int | None) 
             notes["prefix_checks"] += 1
             notes["prefix_mismatch"] += int(not np.array_equal(cover.any(axis=1), pred))
             result[label].append({"f1": f1_of(pred, truth_te), "rules": rs.n_rules, "atoms": rs.avg_atoms})
-            notes["choices"].append(f"{label} fold {fold}: E={config[0]} {config[1]} chi2={config[2]:g} "
+            notes["choices"].append(f"{label} fold {fold}: E={config[0]} {config[1]} chi2={config[2]:g} alpha={config[3]:g} "
                                     f"k={k} (inner F1 {inner_f1:.3f}, best {best_f1:.3f}, SE {se:.3f}, "
                                     f"tied {ties})")
-            log(f"  {name} fold {fold} {label}: E={config[0]} {config[1]} chi2={config[2]:g} k={k} "
+            log(f"  {name} fold {fold} {label}: E={config[0]} {config[1]} chi2={config[2]:g} alpha={config[3]:g} k={k} "
                 f"rules={rs.n_rules} F1={result[label][-1]['f1']:.3f} inner={inner_f1:.3f} "
                 f"[{time.perf_counter() - started:.0f}s]")
         if fold == 0:  # the alpha premise, once per dataset: same rules for alpha .5, .7, .9
@@ -231,10 +234,11 @@ def main() -> None:
 
     if args.quick:
         datasets = args.datasets or ["haberman", "wisconsin"]
-        grid = list(itertools.product((5, 20), ("H1",), (6.0, 4.6)))
+        grid = list(itertools.product((5, 20), ("H1",), (6.0, 4.6), (ALPHA,)))
     else:
         datasets = args.datasets or DATASETS
-        grid = list(itertools.product(ESTIMATORS, HEURISTICS, THRESHOLDS))
+        alphas = ALPHAS if args.conflicts == "majority" else (ALPHA,)
+        grid = list(itertools.product(ESTIMATORS, HEURISTICS, THRESHOLDS, alphas))
     out = Path(args.out) if args.out else Path(__file__).parent / "results" / "libre_paper.md"
 
     rows, details = [], []
@@ -267,8 +271,8 @@ def main() -> None:
         command += f" --adult-train {args.adult_train} --adult-estimators " + " ".join(
             map(str, args.adult_estimators))
     grid_text = (f"E in {sorted({c[0] for c in grid})}, heuristic in {sorted({c[1] for c in grid})}, "
-                 f"ChiMerge threshold in {sorted({c[2] for c in grid}, reverse=True)}, alpha = {ALPHA} "
-                 f"(collapsed, see below), max_features = {MAX_FEATURES}, top_k = 200 (default), "
+                 f"ChiMerge threshold in {sorted({c[2] for c in grid}, reverse=True)}, alpha in "
+                 f"{sorted({c[3] for c in grid})}, max_features = {MAX_FEATURES}, top_k = 200 (default), "
                  f"random_state = {SEED}, k = max_rules from the greedy prefixes")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(
