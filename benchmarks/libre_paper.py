@@ -51,7 +51,7 @@ import optrules
 from optrules.learners.libre import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
-from machine import describe_machine, markdown_table  # noqa: E402  (benchmarks/machine.py)
+from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 
 MAX_FEATURES = 5
 ALPHA = 0.7
@@ -274,10 +274,9 @@ def main() -> None:
                  f"ChiMerge threshold in {sorted({c[2] for c in grid}, reverse=True)}, alpha in "
                  f"{sorted({c[3] for c in grid})}, max_features = {MAX_FEATURES}, top_k = 200 (default), "
                  f"random_state = {SEED}, k = max_rules from the greedy prefixes")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        "# LIBRE against the paper (Appendix E, Tables 7-9)\n\n"
-        f"Command: `{command}`\n\n{describe_machine()}\n\nTotal run time: {total:.0f} s.\n\n"
+    write_report(
+        out, "LIBRE against the paper (Appendix E, Tables 7-9)", command,
+        f"Total run time: {total:.0f} s.\n\n"
         f"Grid: {grid_text}. Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
         "stratified 3-fold CV on the outer training fold, one-standard-error rule preferring fewer rules "
         "(smallest k, then smallest E, then highest inner F1, then grid order); refit on the outer "
@@ -288,7 +287,6 @@ def main() -> None:
         + "\n".join(f"* {r['dataset']} / {r['method']}: {r['acceptance']} (F1 {r['F1']} vs {r['paper F1']}, "
                     f"#rules {r['#rules']} vs {r['paper #rules']})" for r in rows)
         + "\n\n## Per-dataset checks and chosen configurations\n\n" + "\n".join(details) + "\n")
-    log(f"written {out}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import statistics
 import time
 from pathlib import Path
 
-from machine import describe_machine, markdown_table  # noqa: E402  (benchmarks/machine.py)
+from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 
 CHI2_THRESHOLD = 6.0
 TOP_K = 500
@@ -212,12 +212,9 @@ def main() -> None:
     print(table)
     big = [r for r in rows if r["n"] == "1,000,000"]
     findings = findings_text(big) if big else "Quick run: no 1M-row configuration, targets not checked."
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        "# LIBRE scalability: one weak learner on synthetic data (paper Table 4 / Appendix D)\n\n"
-        f"Command: `python benchmarks/libre_scalability.py --repeats {args.repeats}"
-        f"{' --quick' if args.quick else ''}`\n\n"
+    write_report(
+        args.out, "LIBRE scalability: one weak learner on synthetic data (paper Table 4 / Appendix D)",
+        f"python benchmarks/libre_scalability.py --repeats {args.repeats}{' --quick' if args.quick else ''}",
         "Features uniform on [0, 100], random labels with the given positive share; one learner on "
         f"all features (BottomUpClassifier's pieces): ChiMerge threshold {CHI2_THRESHOLD:g}, heuristic "
         f"{HEURISTIC}, filter top_k = {TOP_K}, greedy weighted set cover alpha = {ALPHA}. 'encode s' = "
@@ -231,9 +228,8 @@ def main() -> None:
         "selected. 'paper s' = the paper's Table 4 (their machine). The benchmark first checks on "
         "2,000 rows that its pieces give the same boundary size, candidates and rules as "
         "BottomUpClassifier.fit.\n\n"
-        f"{describe_machine()}\n\n{table}\n\n## Findings\n\n{findings}\n"
+        f"{table}\n\n## Findings\n\n{findings}\n"
     )
-    print(f"written {out}")
 
 
 NOTES = (

@@ -6,6 +6,7 @@ import os
 import platform
 from datetime import datetime, timezone
 from importlib.metadata import version
+from pathlib import Path
 
 
 def describe_machine() -> str:
@@ -45,3 +46,12 @@ def markdown_table(rows: list[dict]) -> str:
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(cell(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def write_report(out: str | Path, title: str, command: str, body: str) -> Path:
+    """Write a results page: its title, the command that reproduces it, the machine, then ``body``."""
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"# {title}\n\nCommand: `{command}`\n\n{describe_machine()}\n\n{body}")
+    print(f"written {path}", flush=True)
+    return path

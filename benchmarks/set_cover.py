@@ -27,7 +27,7 @@ from optrules.data import binarize_target, validate_features, validate_target
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.selection import greedy_cover
 
-from machine import describe_machine, markdown_table  # noqa: E402  (benchmarks/machine.py)
+from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 
 ALPHA = 0.7
 RULE_COST = 1.0
@@ -125,12 +125,10 @@ def main() -> None:
 
     table = markdown_table(rows)
     print(table)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        "# Set-cover rule selection: ILP (HiGHS) vs greedy\n\n"
-        f"Command: `python benchmarks/set_cover.py --repeats {args.repeats} --time-limit {args.time_limit:g}"
-        f"{' --quick' if args.quick else ''}`\n\n"
+    command = (f"python benchmarks/set_cover.py --repeats {args.repeats} --time-limit {args.time_limit:g}"
+               f"{' --quick' if args.quick else ''}")
+    write_report(
+        args.out, "Set-cover rule selection: ILP (HiGHS) vs greedy", command,
         f"alpha = {ALPHA}, rule cost = {RULE_COST}; real-data candidates: max_len 3, min support 2% of "
         "positives, ChiMerge (4.6, at most 6 bins); random: 40% positives. Times are medians of the "
         "repeats for the real-data rows and single runs for the random rows. 'reduced' is rows x "
@@ -138,9 +136,8 @@ def main() -> None:
         "build, 'cuts' / 'cut s' the pair inequalities (SC5) added in LP rounds and their time, 'solve s' "
         "the final HiGHS branch-and-bound (the time limit covers cut rounds and solve). ILP objective and greedy objective are the same "
         "function (optrules.cover); bound is HiGHS's dual bound.\n\n"
-        f"{describe_machine()}\n\n{table}\n"
+        f"{table}\n"
     )
-    print(f"written {out}")
 
 
 if __name__ == "__main__":
