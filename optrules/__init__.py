@@ -1,5 +1,6 @@
 """optrules: interpretable classifiers learned by mathematical optimization, exact and heuristic side by side."""
 
+from optrules.clsvm import CLSVMClassifier
 from optrules.cover import CoverInstance
 from optrules.data import Schema, validate_features, validate_target
 from optrules.datasets import list_datasets, load, load_csv
@@ -21,6 +22,7 @@ __version__ = package_version()
 
 __all__ = [
     "BottomUpClassifier",
+    "CLSVMClassifier",
     "LibreClassifier",
     "CategoricalCondition",
     "Condition",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from optrules.clsvm import CLSVMClassifier
 from optrules.estimators import RulesetClassifier, SetCoverClassifier
 from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.ruleset import Ruleset
@@ -19,7 +20,7 @@ __all__ = ["Method", "METHODS", "get_method", "make_estimator", "fit"]
 
 @dataclass(frozen=True)
 class Method:
-    """A registered method: its estimator, whether it is exact, fixed parameters and test parameters."""
+    """A registered method: its estimator, whether it is exact, fixed and test parameters, its Ruleset kind."""
 
     name: str
     estimator: type[RulesetClassifier]
@@ -27,6 +28,7 @@ class Method:
     description: str
     fixed: dict[str, Any] = field(default_factory=dict)
     test_params: dict[str, Any] = field(default_factory=dict)
+    kind: str = "set"  #: the kind of Ruleset it returns
 
 
 METHODS: dict[str, Method] = {
@@ -46,6 +48,25 @@ METHODS: dict[str, Method] = {
                test_params={"n_estimators": 3, "random_state": 0}),
         Method("bottom-up", BottomUpClassifier, False,
                "LIBRE's base bottom-up learner on all features, greedy weighted set cover"),
+        Method("svm-o", CLSVMClassifier, False,
+               "linear SVM scorecard, one score per category (CLSVM paper's SVM_O baseline)",
+               fixed={"strategy": "svm-o"}, kind="score"),
+        Method("svm-c", CLSVMClassifier, False,
+               "CLSVM: SVM_O scores clustered per feature by exact 1-d MSSC, SVM refitted on the clusters",
+               fixed={"strategy": "svm-c"}, kind="score"),
+        Method("cl-rr", CLSVMClassifier, False,
+               "CLSVM: QCQP relaxation of CL (Ipopt or SCIP), randomized rounding, SVM on the clusters",
+               fixed={"strategy": "cl-rr"}, kind="score",
+               test_params={"draws": 3, "random_state": 0, "solver_options": {"time_limit": 10}}),
+        Method("clm-rr", CLSVMClassifier, False,
+               "CLSVM: convex QP relaxation of CL-bigM, randomized rounding, SVM on the clusters",
+               fixed={"strategy": "clm-rr"}, kind="score", test_params={"draws": 3, "random_state": 0}),
+        Method("clm", CLSVMClassifier, True,
+               "CLSVM: the CL-bigM MIQP (SCIP), warm-started from SVM_C",
+               fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"time_limit": 5}}),
+        Method("cl", CLSVMClassifier, True,
+               "CLSVM: the CL MINLP solved globally by SCIP, warm-started from SVM_C",
+               fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"time_limit": 5}}),
     )
 }
 

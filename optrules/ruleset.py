@@ -226,6 +226,8 @@ class CategoricalCondition(Condition):
     """``feature in {a, b}`` or, negated, ``feature not in {a, b}``.
 
     A category never seen in training belongs to no set: it fails ``in`` and satisfies ``not in``.
+    The set may be empty only for ``feature is missing`` (not negated, ``missing=True``): a scorecard
+    cluster that holds just the missing value.
     """
 
     categories: tuple[Any, ...] = ()
@@ -235,8 +237,9 @@ class CategoricalCondition(Condition):
     def __init__(self, feature: str, categories: Iterable[Hashable], negated: bool = False,
                  missing: bool = False) -> None:
         unique = {_to_python(c) for c in categories}
-        if not unique:
-            raise ValueError(f"categorical condition on {feature!r} needs at least one category")
+        if not unique and (negated or not missing):
+            raise ValueError(f"categorical condition on {feature!r} needs at least one category "
+                             "(only `feature is missing` may have none)")
         object.__setattr__(self, "feature", str(feature))
         object.__setattr__(self, "missing", bool(missing))
         object.__setattr__(self, "categories", tuple(sorted(unique, key=_sort_key)))
@@ -250,6 +253,8 @@ class CategoricalCondition(Condition):
         return np.where(missing, self.missing, inside & ~missing)
 
     def __str__(self) -> str:
+        if not self.categories:
+            return f"{self.feature} is missing"
         operator = "not in" if self.negated else "in"
         names = ", ".join(str(c) for c in self.categories)
         return f"{self.feature} {operator} {{{names}}}{self._missing_text()}"
@@ -465,6 +470,29 @@ class Ruleset:
     @property
     def avg_atoms(self) -> float:
         return self.n_atoms / self.n_rules if self.rules else 0.0
+
+    def scorecard_complexity(self, features: Iterable[str] | None = None, tolerance: float = 1e-6) -> float:
+        """A scorecard's complexity as in the CLSVM paper (Carrizosa et al., Tables 2-5), in %.
+
+        Relevant dummies over category dummies: each one-condition categorical rule on ``features``
+        (default: all features) is one dummy (a category, or a cluster of categories), relevant when
+        ``|weight| > tolerance``; the denominator counts the categories those rules name (a missing
+        value counts as one). With one rule per category this is the share of categories with a
+        nonzero score; with L clusters per feature it is at most L per feature. NaN when no rule counts.
+        """
+        if self.kind != "score":
+            raise AttributeError(f"scorecard_complexity is defined for 'score' rulesets, not {self.kind!r}")
+        wanted = None if features is None else set(features)
+        categories = relevant = 0
+        for rule in self.rules:
+            if len(rule.conditions) != 1 or not isinstance(rule.conditions[0], CategoricalCondition):
+                continue
+            condition = rule.conditions[0]
+            if wanted is not None and condition.feature not in wanted:
+                continue
+            categories += len(condition.categories) + int(condition.missing)
+            relevant += int(abs(rule.weight) > tolerance)
+        return 100.0 * relevant / categories if categories else math.nan
 
     # ------------------------------------------------------------------ text
     def __str__(self) -> str:

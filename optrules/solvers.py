@@ -273,6 +273,13 @@ def _probe(backend: Backend) -> bool:
             return backend.engine in cvxpy.installed_solvers()
         import pyomo.environ as pyo  # also registers the pyomo.contrib.solver plugins
 
+        if backend.engine == "cyipopt":
+            # Pyomo's cyipopt interface also needs PyNumero's ASL library; without it `available()`
+            # still says True (measured with the cyipopt-wheels wheel) but every solve fails.
+            from pyomo.contrib.pynumero.asl import AmplInterface
+
+            if not AmplInterface.available():
+                return False
         if backend.legacy:
             return bool(pyo.SolverFactory(backend.engine).available(exception_flag=False))
         from pyomo.contrib.solver.common.factory import SolverFactory

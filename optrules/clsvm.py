@@ -1,0 +1,136 @@
+"""``CLSVMClassifier``: the Cluster SVM scorecard (Carrizosa, Nogales-Gomez and Romero Morales).
+
+The estimator prepares the features (``optrules.exact.scorecard``: clustered categorical features,
+two-category features as 0/1, standardised numeric features), chooses C when asked (``C="cv"``),
+runs one strategy of ``optrules.exact.clsvm`` and returns the scorecard as a ``Ruleset(kind="score")``.
+Binary: the positive class against the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold
+
+from optrules.data import Schema, binarize_target
+from optrules.estimators import RulesetClassifier
+from optrules.exact.clsvm import STRATEGIES, StrategyInputs, run_strategy
+from optrules.exact.scorecard import ScorecardDesign
+from optrules.models.cl import ClusterData
+from optrules.ruleset import Ruleset
+
+__all__ = ["CLSVMClassifier", "C_GRID", "CV_FOLDS"]
+
+#: the grid searched by ``C="cv"`` (the paper's grid is not given; this spans weak to strong fit)
+C_GRID = (0.1, 1.0, 10.0, 100.0)
+#: inner folds of ``C="cv"``
+CV_FOLDS = 3
+
+
+def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, clusters: int) -> StrategyInputs:
+    design = ScorecardDesign.fit(frame, schema)
+    y = np.where(is_positive, 1.0, -1.0)
+    data = ClusterData(tuple(design.codes(frame)), design.n_categories, design.numeric_matrix(frame), y,
+                       clusters)
+    return StrategyInputs(design, data)
+
+
+def _decision(inputs: StrategyInputs, result, frame: pd.DataFrame) -> np.ndarray:
+    """The fitted classifier's score on ``frame`` in the design's coordinates (unseen categories: 0)."""
+    design, card = inputs.design, result.card
+    score = design.numeric_matrix(frame) @ card.numeric_coef + card.intercept
+    for code, category_scores in zip(design.codes(frame), card.category_scores()):
+        seen = code >= 0
+        score[seen] += category_scores[code[seen]]
+    return score
+
+
+class CLSVMClassifier(RulesetClassifier):
+    """A linear SVM scorecard whose categories are clustered per feature (CLSVM).
+
+    Parameters
+    ----------
+    strategy : "svm-o", "svm-c", "cl-rr", "clm-rr", "clm" or "cl"
+        How the clustering is found (``optrules.exact.clsvm``; docs/methods/clsvm.md).
+    C : float > 0 or "cv"
+        The SVM's regularisation parameter; ``"cv"`` chooses it from ``C_GRID`` by stratified
+        ``CV_FOLDS``-fold inner cross-validation accuracy of the strategy's classifier (for ``clm``
+        and ``cl`` the inner runs use ``svm-c``, the MIQP's warm start, to keep them affordable).
+    clusters : int >= 1
+        L, the number of clusters of every categorical feature with three or more categories.
+    draws : int >= 1
+        Randomized roundings tried by ``cl-rr`` and ``clm-rr`` (the best by the SVM objective wins).
+    positive : label, optional
+        The positive class (default: the minority class); every other class is negative.
+    solver, solver_options :
+        Solver and unified options of the strategy's main model: the SVM QP (svm-o, svm-c), the
+        QCQP (cl-rr: ``"ipopt"`` via cyipopt or ``"scip"``), the CL-bigM relaxation (clm-rr), the
+        MIQP (clm: ``"scip"`` or ``"gurobi"``), the MINLP (cl: ``"scip"``). None: the default.
+    random_state : int, optional
+        Seeds the randomized rounding and the inner folds.
+    """
+
+    method = "clsvm"
+
+    def __init__(self, strategy: str = "svm-c", C: float | str = 1.0, clusters: int = 2, draws: int = 10,
+                 positive: Any = None, solver: str | None = None, solver_options: dict | None = None,
+                 random_state: int | None = None, categorical: list | None = None) -> None:
+        self.strategy = strategy
+        self.C = C
+        self.clusters = clusters
+        self.draws = draws
+        self.positive = positive
+        self.solver = solver
+        self.solver_options = solver_options
+        self.random_state = random_state
+        self.categorical = categorical
+
+    def _check_params(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {self.strategy!r}")
+        if not (self.C == "cv" or (isinstance(self.C, (int, float)) and not isinstance(self.C, bool)
+                                   and np.isfinite(self.C) and self.C > 0)):
+            raise ValueError(f"C must be a positive number or 'cv', got {self.C!r}")
+        if not (isinstance(self.clusters, (int, np.integer)) and self.clusters >= 1):
+            raise ValueError(f"clusters must be an integer >= 1, got {self.clusters!r}")
+        if not (isinstance(self.draws, (int, np.integer)) and self.draws >= 1):
+            raise ValueError(f"draws must be an integer >= 1, got {self.draws!r}")
+
+    def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray,
+                  rng: np.random.Generator) -> tuple[float, dict[float, float]]:
+        strategy = "svm-c" if self.strategy in ("clm", "cl") else self.strategy
+        folds = min(CV_FOLDS, int(is_positive.sum()), int((~is_positive).sum()))
+        if folds < 2:
+            return C_GRID[len(C_GRID) // 2], {}
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
+        accuracy = {C: [] for C in C_GRID}
+        for train, test in splitter.split(frame, is_positive):
+            inner = _inputs(frame.iloc[train].reset_index(drop=True), schema, is_positive[train], self.clusters)
+            held_out = frame.iloc[test].reset_index(drop=True)
+            for C in C_GRID:
+                result = run_strategy(strategy, inner, C, draws=self.draws,
+                                      solver=self.solver if strategy == self.strategy else None,
+                                      options=self.solver_options, rng=rng)
+                predicted = _decision(inner, result, held_out) > 0
+                accuracy[C].append(float((predicted == is_positive[test]).mean()))
+        means = {C: float(np.mean(v)) for C, v in accuracy.items()}
+        return max(C_GRID, key=lambda C: (means[C], -C)), means
+
+    def _fit_ruleset(self, X: pd.DataFrame, schema: Schema, labels: np.ndarray,
+                     rng: np.random.Generator) -> Ruleset:
+        self._check_params()
+        target = binarize_target(labels, self.positive)
+        meta: dict[str, Any] = {"strategy": self.strategy}
+        C = self.C
+        if C == "cv":
+            C, scores = self._choose_C(X, schema, target.is_positive, rng)
+            meta["cv_accuracy"] = {str(c): s for c, s in scores.items()}
+        inputs = _inputs(X, schema, target.is_positive, self.clusters)
+        result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
+                              options=self.solver_options, rng=rng)
+        meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
+        ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,
+                                           target.classes, meta)
+        return ruleset.with_meta(complexity=ruleset.scorecard_complexity(inputs.design.clustered))
