@@ -63,10 +63,10 @@ METHODS: dict[str, Method] = {
                fixed={"strategy": "clm-rr"}, kind="score", test_params={"draws": 3, "random_state": 0}),
         Method("clm", CLSVMClassifier, True,
                "CLSVM: the CL-bigM MIQP (SCIP), warm-started from SVM_C",
-               fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"time_limit": 5}}),
+               fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"time_limit": 2}}),
         Method("cl", CLSVMClassifier, True,
                "CLSVM: the CL MINLP solved globally by SCIP, warm-started from SVM_C",
-               fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"time_limit": 5}}),
+               fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"time_limit": 2}}),
     )
 }
 

@@ -31,7 +31,9 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("name", sorted(METHODS))
+# Scorecards (kind "score") are tested the same way on australian in tests/test_clsvm.py: with two
+# clusters of {x, o, b} per square a linear scorecard cannot express tic-tac-toe (F1 0.85 at best).
+@pytest.mark.parametrize("name", sorted(n for n, m in METHODS.items() if m.kind != "score"))
 def test_every_method_learns_tic_tac_toe(name):
     X, y = optrules.load("tic_tac_toe")
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
@@ -40,7 +42,7 @@ def test_every_method_learns_tic_tac_toe(name):
     assert set(predictions) <= set(y.unique())
     assert f1_score(y_test == "positive", predictions == "positive") >= 0.9
     ruleset = model.ruleset_
-    assert ruleset.kind == "set" and ruleset.positive == "positive"
+    assert ruleset.kind == METHODS[name].kind and ruleset.positive == "positive"
     # the fitted Ruleset alone reproduces the estimator, also after a JSON round trip
     restored = optrules.Ruleset.from_json(ruleset.to_json())
     assert (restored.predict(X_test) == predictions).all()

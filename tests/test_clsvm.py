@@ -1,0 +1,233 @@
+"""CLSVMClassifier: feature roles (Table 1), scorecard Rulesets that reproduce the SVM, strategy guarantees."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import train_test_split
+
+import optrules
+from optrules import CategoricalCondition, CLSVMClassifier, Ruleset
+from optrules.data import validate_features
+from optrules.exact.cl_ipopt import ipopt_available
+from optrules.exact.scorecard import ScorecardDesign
+from optrules.models import svm
+from optrules.registry import METHODS, make_estimator
+from optrules.solvers import ProblemClass, Status, UnsupportedProblemError, solve
+
+STRATEGIES = ["svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl"]
+QUICK = {"solver_options": {"time_limit": 3}}
+
+
+@pytest.fixture(scope="module")
+def german_sample():
+    X, y = optrules.load("german")
+    rows = np.random.default_rng(0).choice(len(X), 120, replace=False)
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+def mixed_frame(n: int = 60, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
+    """Clustered features with a missing value, a two-category feature, numerics with a gap."""
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue", "grey", None], n)
+    size = rng.choice(["S", "M", "L"], n)
+    flag = rng.choice(["yes", "no"], n)
+    age = rng.normal(40, 10, n)
+    age[rng.random(n) < 0.1] = np.nan
+    signal = (np.isin(colour, ["red", "grey"]) * 2.0 - (size == "L") + (flag == "yes") * 0.5
+              + (np.nan_to_num(age, nan=40) - 40) / 10 + rng.normal(0, 0.8, n))
+    X = pd.DataFrame({"colour": colour, "size": size, "flag": flag, "age": age,
+                      "constant": ["k"] * n})
+    return X, pd.Series(np.where(signal > 0.5, "hit", "miss"))
+
+
+@pytest.mark.parametrize("name", [n for n, m in METHODS.items() if m.kind == "score"])
+def test_every_scorecard_method_learns_australian(name):
+    """The scorecard counterpart of test_estimators' tic-tac-toe test (paper, Tables 2-5: 84-85%)."""
+    X, y = optrules.load("australian")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=500, stratify=y, random_state=0)
+    budget = {k: v for k, v in METHODS[name].test_params.items() if k == "solver_options"}
+    model = make_estimator(name, C=10.0, positive="+", random_state=0, **budget).fit(X_train, y_train)
+    predictions = model.predict(X_test)
+    assert set(predictions) <= set(y.unique())
+    assert (predictions == y_test.to_numpy()).mean() >= 0.8
+    ruleset = model.ruleset_
+    assert ruleset.kind == "score" and ruleset.positive == "+"
+    restored = Ruleset.from_json(ruleset.to_json())
+    assert (restored.predict(X_test) == predictions).all()
+    assert ruleset.meta["method"] == "clsvm" and ruleset.meta["strategy"] == name
+    assert ruleset.meta["fit_seconds"] > 0 and ruleset.meta["params"]["positive"] == "+"
+
+
+def test_feature_roles_reproduce_the_papers_counts():
+    for name, clustered, dummies, n_numeric in (("german", 11, 50, 9), ("australian", 4, 28, 10)):
+        X, _ = optrules.load(name)
+        design = ScorecardDesign.fit(*validate_features(X))
+        assert (len(design.clustered), sum(design.n_categories), design.n_numeric) == (clustered, dummies, n_numeric)
+
+
+def hinge_objective(ruleset: Ruleset, X, is_positive: np.ndarray, C: float) -> float:
+    """(7) evaluated from the Ruleset alone: every weight and coefficient squared, plus the hinge loss."""
+    y = np.where(is_positive, 1.0, -1.0)
+    hinge = np.maximum(0.0, 1.0 - y * ruleset.decision_function(X))
+    squares = sum(r.weight ** 2 for r in ruleset.rules) + sum(t.coefficient ** 2 for t in ruleset.linear)
+    return squares / 2 + C / len(y) * hinge.sum()
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_scorecard_is_the_strategys_svm(strategy):
+    """The Ruleset's decision function on the training data is the SVM's: its objective (7), computed
+    from the Ruleset's weights and scores alone, equals the solver's optimum of the clustered SVM."""
+    X, y = mixed_frame()
+    model = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", random_state=0, draws=3, **QUICK).fit(X, y)
+    ruleset = model.ruleset_
+    assert ruleset.kind == "score" and ruleset.positive == "hit" and ruleset.default == "miss"
+    assert hinge_objective(ruleset, X, (y == "hit").to_numpy(), 5.0) == pytest.approx(ruleset.meta["objective"],
+                                                                                       rel=1e-5)
+    assert model.score(X, y) >= 0.7  # noisy labels: the constant classifier scores about 0.55
+    features = {r.conditions[0].feature for r in ruleset.rules} | {t.feature for t in ruleset.linear}
+    assert features == {"colour", "size", "flag", "age"}  # the one-category feature is dropped
+    if strategy != "svm-o":
+        for feature in ("colour", "size"):
+            assert sum(r.conditions[0].feature == feature for r in ruleset.rules) <= 2
+    restored = Ruleset.from_json(ruleset.to_json())
+    assert np.allclose(restored.decision_function(X), ruleset.decision_function(X))
+
+
+def test_svm_o_scorecard_equals_an_independent_one_hot_svm():
+    X, y = mixed_frame(seed=1)
+    model = CLSVMClassifier(strategy="svm-o", C=3.0, positive="hit").fit(X, y)
+    # one-hot by hand: a missing colour is its own category; flag as 0/1; age standardised, NaN -> 0
+    colour = pd.get_dummies(X["colour"].fillna("<missing>")).to_numpy(float)
+    size = pd.get_dummies(X["size"]).to_numpy(float)
+    age = X["age"].to_numpy()
+    age = np.nan_to_num((age - np.nanmean(age)) / np.nanstd(age), nan=0.0)
+    numeric = np.column_stack([(X["flag"] == "yes").to_numpy(float), age])
+    label = np.where(y == "hit", 1.0, -1.0)
+    reference = svm.build(np.hstack([colour, size]), numeric, label, 3.0)
+    assert solve(reference.problem, ProblemClass.QP, "clarabel").status is Status.OPTIMAL
+    solution = svm.extract(reference)
+    expected = np.hstack([colour, size]) @ solution.omega + numeric @ solution.omega_numeric + solution.b
+    assert np.allclose(model.ruleset_.decision_function(X), expected, atol=1e-5)
+    missing_rule = [r for r in model.ruleset_.rules if r.conditions[0].missing]
+    assert len(missing_rule) == 1 and str(missing_rule[0].conditions[0]) == "colour is missing"
+
+
+def test_complexity_follows_the_paper(german_sample):
+    X, y = german_sample
+    svm_o = CLSVMClassifier(strategy="svm-o", C=10.0, positive="good").fit(X, y).ruleset_
+    svm_c = CLSVMClassifier(strategy="svm-c", C=10.0, positive="good").fit(X, y).ruleset_
+    clustered = svm_o.meta["clustered_features"]
+    categories = sum(len(r.conditions[0].categories) + r.conditions[0].missing for r in svm_o.rules
+                     if r.conditions[0].feature in clustered)
+    nonzero = sum(abs(r.weight) > 1e-6 for r in svm_o.rules if r.conditions[0].feature in clustered)
+    assert svm_o.meta["complexity"] == pytest.approx(100 * nonzero / categories)
+    # SVM_C: at most two relevant dummies (clusters) per clustered feature
+    assert svm_c.meta["complexity"] <= 100 * 2 * len(clustered) / categories + 1e-9
+    assert svm_c.meta["complexity"] < svm_o.meta["complexity"]
+
+
+def test_clm_is_never_worse_than_svm_c_and_reports_honestly(german_sample):
+    X, y = german_sample
+    svm_c = CLSVMClassifier(strategy="svm-c", C=10.0, positive="good").fit(X, y).ruleset_
+    clm = CLSVMClassifier(strategy="clm", C=10.0, positive="good",
+                          solver_options={"time_limit": 2}).fit(X, y).ruleset_
+    report = clm.meta["solve_reports"][-1]
+    assert report.solver == "scip" and report.problem_class is ProblemClass.MIQP
+    assert report.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert report.best_bound <= report.objective + 1e-9
+    assert clm.meta["start_objective"] == pytest.approx(svm_c.meta["objective"], rel=1e-6)
+    assert clm.meta["objective"] <= svm_c.meta["objective"] + 1e-7
+    assert clm.meta["big_m"] == pytest.approx(math.sqrt(2 * clm.meta["upper_bound"]), rel=1e-5)
+
+
+def test_clm_with_highs_is_a_clear_error_naming_scip(german_sample):
+    X, y = german_sample
+    with pytest.raises(UnsupportedProblemError, match="highs cannot solve MIQP.*scip"):
+        CLSVMClassifier(strategy="clm", solver="highs").fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["scip", pytest.param("ipopt", marks=pytest.mark.skipif(
+    not ipopt_available(), reason="cyipopt is not installed"))])
+def test_cl_rr_reports_which_solver_solved_the_relaxation(solver):
+    X, y = mixed_frame(n=40)
+    ruleset = CLSVMClassifier(strategy="cl-rr", C=5.0, draws=4, solver=solver, random_state=1,
+                              solver_options={"time_limit": 5}).fit(X, y).ruleset_
+    assert ruleset.meta["relaxation_solver"] == solver
+    relaxation = ruleset.meta["solve_reports"][2]
+    assert relaxation.problem_class is ProblemClass.NLP and relaxation.has_solution
+    assert 1 <= ruleset.meta["roundings_tried"] <= 4
+
+
+def test_randomized_rounding_is_reproducible_with_random_state(german_sample):
+    X, y = german_sample
+    first = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=3, draws=5).fit(X, y).ruleset_
+    second = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=3, draws=5).fit(X, y).ruleset_
+    assert first == second
+
+
+def test_c_cv_picks_from_the_grid_by_inner_accuracy():
+    X, y = mixed_frame(n=80, seed=2)
+    model = CLSVMClassifier(strategy="svm-c", C="cv", random_state=0).fit(X, y)
+    accuracy = model.ruleset_.meta["cv_accuracy"]
+    assert set(accuracy) == {str(c) for c in optrules.clsvm.C_GRID}
+    best = max(accuracy.values())
+    assert accuracy[str(model.ruleset_.meta["C"])] == best
+
+
+def test_numeric_only_data_is_a_plain_svm():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    results = {s: CLSVMClassifier(strategy=s, C=10.0).fit(X, y).ruleset_ for s in STRATEGIES}
+    for strategy, ruleset in results.items():
+        assert not ruleset.rules and ruleset == results["svm-o"], strategy
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"strategy": "clmm"}, "strategy must be one of"),
+    ({"C": 0}, "C must be a positive number or 'cv'"),
+    ({"C": "auto"}, "C must be a positive number or 'cv'"),
+    ({"clusters": 0}, "clusters must be an integer >= 1"),
+    ({"draws": 0}, "draws must be an integer >= 1"),
+    ({"positive": "maybe"}, "positive class 'maybe' is not a label"),
+    ({"solver": "cplexx"}, "unknown solver 'cplexx'"),
+])
+def test_parameter_errors_are_specific(params, message):
+    X, y = mixed_frame(n=30)
+    with pytest.raises(ValueError, match=message):
+        CLSVMClassifier(**params).fit(X, y)
+
+
+def test_registry_entries():
+    for name in STRATEGIES:
+        method = METHODS[name]
+        assert method.kind == "score" and method.fixed == {"strategy": name}
+        assert method.exact == (name in ("clm", "cl"))
+        assert make_estimator(name).strategy == name
+
+
+def test_missing_only_condition():
+    condition = CategoricalCondition("colour", [], missing=True)
+    assert str(condition) == "colour is missing"
+    assert condition.evaluate(np.array(["red", None, np.nan], dtype=object)).tolist() == [False, True, True]
+    assert CategoricalCondition.from_dict(condition.to_dict()) == condition
+    with pytest.raises(ValueError, match="needs at least one category"):
+        CategoricalCondition("colour", [])
+    with pytest.raises(ValueError, match="needs at least one category"):
+        CategoricalCondition("colour", [], negated=True, missing=True)
+
+
+def test_scorecard_complexity_of_a_hand_made_ruleset():
+    rules = (optrules.Rule((CategoricalCondition("a", ["x", "y"]),), 1, weight=0.5),
+             optrules.Rule((CategoricalCondition("a", ["z"], missing=True),), 1, weight=0.0),
+             optrules.Rule((CategoricalCondition("b", ["u"]),), 1, weight=-1.0))
+    ruleset = Ruleset("score", rules, 0, ("a", "b"), (0, 1), positive=1)
+    assert ruleset.scorecard_complexity(["a"]) == pytest.approx(100 * 1 / 4)
+    assert ruleset.scorecard_complexity() == pytest.approx(100 * 2 / 5)
+    assert math.isnan(ruleset.scorecard_complexity(["c"]))
+    with pytest.raises(AttributeError, match="defined for 'score' rulesets"):
+        Ruleset("set", (), 0, ("a",), (0, 1), positive=1).scorecard_complexity()

@@ -1,0 +1,248 @@
+"""CLSVM models: CL against CL-bigM against enumeration, relaxations as bounds, Propositions 2.1 and 2.2,
+MSSC against brute force, the Ipopt adapter's derivatives, and solver swaps."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from optrules.exact.cl_ipopt import _Relaxation, ipopt_available, solve_relaxation_ipopt
+from optrules.exact.clsvm import big_m, canonical, constant_upper_bound
+from optrules.exact.mssc import mssc_1d, within_sum_of_squares
+from optrules.models import cl, cl_bigm, svm
+from optrules.models.cl import ClusterData, CLSolution
+from optrules.solvers import ProblemClass, Status, UnsupportedProblemError, available_solvers, solve
+
+C = 10.0
+
+
+def tiny(seed: int, sizes: tuple[int, ...] = (3, 4), n: int = 16, numeric: int = 1, L: int = 2) -> ClusterData:
+    """A small random instance whose labels depend on the categories (so scores are not all zero)."""
+    rng = np.random.default_rng(seed)
+    codes = tuple(rng.integers(0, k, n) for k in sizes)
+    x = rng.normal(size=(n, numeric))
+    effect = [rng.normal(size=k) * 2 for k in sizes]
+    signal = sum(e[c] for e, c in zip(effect, codes)) + x.sum(axis=1) + rng.normal(scale=0.7, size=n)
+    y = np.where(signal > np.median(signal), 1.0, -1.0)
+    return ClusterData(codes, sizes, x, y, L)
+
+
+def clustered_svm_objective(data: ClusterData, assignment: list[np.ndarray]) -> float:
+    """The SVM on the clustered data (Figure 1): CL's optimum for this z."""
+    L = data.clusters
+    blocks = []
+    for code, labels in zip(data.codes, assignment):
+        block = np.zeros((data.n, L))
+        block[np.arange(data.n), labels[code]] = 1.0
+        blocks.append(block)
+    model = svm.build(np.hstack(blocks), data.numeric, data.y, C)
+    report = solve(model.problem, ProblemClass.QP, "clarabel")
+    assert report.status is Status.OPTIMAL
+    return report.objective
+
+
+def enumerate_cl(data: ClusterData) -> float:
+    """min over every clustering with z_{j,0,0} = 1 of the clustered SVM: CL's optimum by brute force."""
+    per_feature = [[np.array((0,) + rest) for rest in itertools.product(range(data.clusters), repeat=k - 1)]
+                   for k in data.n_categories]
+    return min(clustered_svm_objective(data, list(choice)) for choice in itertools.product(*per_feature))
+
+
+def solve_exact(data: ClusterData, which: str) -> tuple[CLSolution, float]:
+    upper = constant_upper_bound(data.y, C)
+    if which == "cl":
+        model, klass = cl.build(data, C), ProblemClass.MINLP
+    else:
+        model, klass = cl_bigm.build(data, C, big_m(upper)), ProblemClass.MIQP
+    report = solve(model, klass, "scip", {"time_limit": 60})
+    assert report.status is Status.OPTIMAL and report.gap == pytest.approx(0.0, abs=1e-4)
+    return cl.extract(model, data), report.objective
+
+
+def assert_propositions(solution: CLSolution) -> None:
+    for scores, labels in zip(solution.cluster_scores, solution.assignment):
+        if len(set(labels.tolist())) == 1:  # Proposition 2.1: one cluster holds every category
+            assert np.abs(scores).max() <= 1e-3
+        if len(scores) == 2:  # Proposition 2.2
+            assert scores[0] * scores[1] <= 1e-6
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cl_and_cl_bigm_reach_the_enumerated_optimum(seed):
+    data = tiny(seed)
+    brute = enumerate_cl(data)
+    cl_solution, cl_value = solve_exact(data, "cl")
+    bigm_solution, bigm_value = solve_exact(data, "clm")
+    assert cl_value == pytest.approx(brute, rel=1e-4)
+    assert bigm_value == pytest.approx(brute, rel=1e-4)
+    assert_propositions(cl_solution)
+    assert_propositions(bigm_solution)
+    # every relaxation bounds the optimum from below
+    M = big_m(constant_upper_bound(data.y, C))
+    relaxation = cl_bigm.build_relaxation(data, C, M)
+    assert solve(relaxation.problem, ProblemClass.QP, "clarabel").objective <= bigm_value + 1e-6
+    qcqp = cl.build(data, C, relax=True)
+    report = solve(qcqp, ProblemClass.NLP, "scip", {"time_limit": 60})
+    assert report.status is Status.OPTIMAL
+    assert report.objective <= cl_value + 1e-6
+
+
+@pytest.mark.parametrize("which", ["cl", "clm"])
+def test_proposition_2_1_a_feature_in_one_cluster_gets_zero_scores(which):
+    """On random data no optimum puts a whole feature in one cluster, so force it: fix z of feature 0."""
+    data = tiny(2)
+    upper = constant_upper_bound(data.y, C)
+    if which == "cl":
+        model, klass = cl.build(data, C), ProblemClass.MINLP
+    else:
+        model, klass = cl_bigm.build(data, C, big_m(upper)), ProblemClass.MIQP
+    for k in range(data.n_categories[0]):
+        model.z[0, k, 0].fix(1)
+        model.z[0, k, 1].fix(0)
+    report = solve(model, klass, "scip", {"time_limit": 60})
+    assert report.status is Status.OPTIMAL
+    solution = cl.extract(model, data)
+    assert set(solution.assignment[0].tolist()) == {0}
+    assert np.abs(solution.cluster_scores[0]).max() <= 1e-3  # SCIP's spatial B&B: scores to ~1e-3 at 1e-6 objective
+    assert np.abs(solution.cluster_scores[1]).max() > 0.1  # the other feature is used
+    assert_propositions(solution)
+
+
+def test_propositions_hold_with_three_clusters():
+    data = tiny(5, sizes=(4, 3), L=3)
+    solution, value = solve_exact(data, "clm")
+    assert value == pytest.approx(enumerate_cl(data), rel=1e-4)
+    assert_propositions(solution)
+
+
+def test_svm_o_is_not_an_upper_bound_for_cl_but_the_constant_classifier_is():
+    """(7) counts each cluster score once, so CL can beat SVM_O (why M does not come from SVM_O)."""
+    found = False
+    for seed in range(6):
+        data = tiny(seed)
+        dummies = np.hstack([np.eye(k)[code] for k, code in zip(data.n_categories, data.codes)])
+        svm_o = solve(svm.build(dummies, data.numeric, data.y, C).problem, ProblemClass.QP, "clarabel").objective
+        optimum = enumerate_cl(data)
+        assert optimum <= constant_upper_bound(data.y, C) + 1e-9
+        found |= optimum < svm_o - 1e-6
+    assert found
+
+
+@settings(derandomize=True, max_examples=80, deadline=None)
+@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=6), st.integers(1, 3))
+def test_mssc_dynamic_programme_equals_brute_force(values, clusters):
+    values = np.array(values)
+    labels = mssc_1d(values, clusters)
+    assert labels.min() >= 0 and labels.max() < clusters
+    brute = min(within_sum_of_squares(values, np.array(choice))
+                for choice in itertools.product(range(clusters), repeat=len(values)))
+    assert within_sum_of_squares(values, labels) == pytest.approx(brute, abs=1e-9)
+
+
+def test_mssc_clusters_are_runs_of_the_sorted_scores():
+    labels = mssc_1d(np.array([0.1, -2.0, 0.2, 3.0, -1.9, 0.0]), 3)
+    assert labels.tolist() == [1, 0, 1, 2, 0, 1]
+    assert canonical(labels).tolist() == [0, 1, 0, 2, 1, 0]  # labels 0 and 1 swapped
+
+
+@pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
+def test_ipopt_adapter_derivatives_match_finite_differences():
+    data = tiny(3, sizes=(3, 4), numeric=2)
+    relaxation = _Relaxation(data, C)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=relaxation.size)
+    x[relaxation.i_z:] = rng.random(relaxation.size - relaxation.i_z)
+    lagrange = rng.normal(size=data.n + relaxation.K)
+    step = 1e-6
+
+    def dense(rows, cols, values, shape):
+        matrix = np.zeros(shape)
+        np.add.at(matrix, (rows, cols), values)
+        return matrix
+
+    jacobian = dense(*relaxation.jacobianstructure(), relaxation.jacobian(x), (len(lagrange), relaxation.size))
+    numeric_jac = np.column_stack([(relaxation.constraints(x + step * e) - relaxation.constraints(x - step * e))
+                                   / (2 * step) for e in np.eye(relaxation.size)])
+    assert np.allclose(jacobian, numeric_jac, atol=1e-5)
+    gradient = np.column_stack([(relaxation.gradient(x + step * e) - relaxation.gradient(x - step * e))
+                                / (2 * step) for e in np.eye(relaxation.size)])
+    lagrangian_hessian = 0.7 * gradient + np.einsum("c,cij->ij", lagrange, np.stack([
+        np.column_stack([(dense(*relaxation.jacobianstructure(), relaxation.jacobian(x + step * e),
+                                (len(lagrange), relaxation.size))[c]
+                          - dense(*relaxation.jacobianstructure(), relaxation.jacobian(x - step * e),
+                                  (len(lagrange), relaxation.size))[c]) / (2 * step)
+                         for e in np.eye(relaxation.size)])
+        for c in range(len(lagrange))]))
+    lower = dense(*relaxation.hessianstructure(), relaxation.hessian(x, lagrange, 0.7),
+                  (relaxation.size, relaxation.size))
+    assert np.allclose(np.tril(lagrangian_hessian), lower, atol=1e-5)
+    assert relaxation.objective(x) == pytest.approx(
+        x[:relaxation.i_b] @ x[:relaxation.i_b] / 2 + C / data.n * x[relaxation.i_xi:relaxation.i_z].sum())
+
+
+@pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ipopt_local_optimum_is_feasible_and_not_below_scips_global_one(seed):
+    data = tiny(seed)
+    start = CLSolution(tuple(np.zeros(2) for _ in data.n_categories), np.zeros(1), 0.0,
+                       tuple(np.full((k, 2), 0.5) for k in data.n_categories), 0.0)
+    local, report = solve_relaxation_ipopt(data, C, start)
+    assert report.status is Status.FEASIBLE and report.termination == "locally_optimal"
+    assert report.best_bound is None
+    for z in local.z:
+        assert np.allclose(z.sum(axis=1), 1, atol=1e-6) and z[0, 0] == pytest.approx(1, abs=1e-6)
+    glob = solve(cl.build(data, C, relax=True), ProblemClass.NLP, "scip", {"time_limit": 60})
+    assert glob.status is Status.OPTIMAL
+    assert local.objective >= glob.objective - 1e-5
+
+
+QP_SOLVERS = available_solvers(ProblemClass.QP, "cvxpy")
+
+
+def test_svm_and_bigm_relaxation_agree_across_solvers():
+    data = tiny(4, sizes=(3, 5), n=40, numeric=2)
+    dummies = np.hstack([np.eye(k)[code] for k, code in zip(data.n_categories, data.codes)])
+    M = big_m(constant_upper_bound(data.y, C))
+    svm_values, relaxation_values = {}, {}
+    for solver in QP_SOLVERS:
+        report = solve(svm.build(dummies, data.numeric, data.y, C).problem, ProblemClass.QP, solver)
+        assert report.status is Status.OPTIMAL, solver
+        svm_values[solver] = report.objective
+        report = solve(cl_bigm.build_relaxation(data, C, M).problem, ProblemClass.QP, solver)
+        assert report.status is Status.OPTIMAL, solver
+        relaxation_values[solver] = report.objective
+    for solver in available_solvers(ProblemClass.QP, "pyomo"):  # the same relaxation declared in Pyomo
+        report = solve(cl_bigm.build(data, C, M, relax=True), ProblemClass.QP, solver)
+        assert report.status is Status.OPTIMAL, solver
+        relaxation_values[f"{solver} (pyomo)"] = report.objective
+    assert {"clarabel", "osqp", "highs", "scip"} <= set(svm_values)
+    reference = svm_values["clarabel"]
+    for solver, value in svm_values.items():
+        assert value == pytest.approx(reference, rel=1e-3 if solver == "osqp" else 1e-5), solver
+    reference = relaxation_values["clarabel"]
+    for solver, value in relaxation_values.items():
+        assert value == pytest.approx(reference, rel=1e-3 if solver == "osqp" else 1e-5), solver
+
+
+def test_miqp_solved_by_every_capable_solver_and_highs_is_refused_naming_scip():
+    data = tiny(1)
+    M = big_m(constant_upper_bound(data.y, C))
+    values = [solve(cl_bigm.build(data, C, M), ProblemClass.MIQP, solver).objective
+              for solver in available_solvers(ProblemClass.MIQP, "pyomo")]
+    assert values and max(values) - min(values) <= 1e-5 * max(1.0, abs(values[0]))
+    with pytest.raises(UnsupportedProblemError, match="highs cannot solve MIQP.*scip"):
+        solve(cl_bigm.build(data, C, M), ProblemClass.MIQP, "highs")
+
+
+def test_big_m_must_be_positive():
+    with pytest.raises(ValueError, match="big-M values must be positive"):
+        cl_bigm.build_relaxation(tiny(0), C, 0.0)
+
+
+def test_cluster_data_rejects_codes_out_of_range():
+    with pytest.raises(ValueError, match="codes of clustered feature 0 must lie in 0..2"):
+        ClusterData((np.array([0, 3]),), (3,), np.zeros((2, 0)), np.array([1.0, -1.0]))
