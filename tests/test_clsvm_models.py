@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules.exact.cl_ipopt import _Relaxation, ipopt_available, solve_relaxation_ipopt
-from optrules.exact.clsvm import big_m, canonical, constant_upper_bound
+from optrules.exact.clsvm import big_m, canonical, constant_upper_bound, feature_big_m
 from optrules.exact.mssc import mssc_1d, within_sum_of_squares
-from optrules.models import cl, cl_bigm, svm
+from optrules.models import cl, cl_bigm, cl_lower_bound, svm
 from optrules.models.cl import ClusterData, CLSolution
 from optrules.solvers import ProblemClass, Status, UnsupportedProblemError, available_solvers, solve
 
@@ -53,11 +53,16 @@ def enumerate_cl(data: ClusterData) -> float:
 
 
 def solve_exact(data: ClusterData, which: str) -> tuple[CLSolution, float]:
+    """Solve CL ("cl"), CL-bigM with M = sqrt(2 UB) ("clm") or with the per-feature M_j ("clm-feature")."""
     upper = constant_upper_bound(data.y, C)
     if which == "cl":
         model, klass = cl.build(data, C), ProblemClass.MINLP
-    else:
+    elif which == "clm":
         model, klass = cl_bigm.build(data, C, big_m(upper)), ProblemClass.MIQP
+    else:
+        M, lower, _ = feature_big_m(data, C, upper, "clarabel")
+        assert (M <= big_m(upper)).all() and lower <= upper
+        model, klass = cl_bigm.build(data, C, M), ProblemClass.MIQP
     report = solve(model, klass, "scip", {"time_limit": 60})
     assert report.status is Status.OPTIMAL and report.gap == pytest.approx(0.0, abs=1e-4)
     return cl.extract(model, data), report.objective
@@ -77,10 +82,16 @@ def test_cl_and_cl_bigm_reach_the_enumerated_optimum(seed):
     brute = enumerate_cl(data)
     cl_solution, cl_value = solve_exact(data, "cl")
     bigm_solution, bigm_value = solve_exact(data, "clm")
+    tight_solution, tight_value = solve_exact(data, "clm-feature")
     assert cl_value == pytest.approx(brute, rel=1e-4)
     assert bigm_value == pytest.approx(brute, rel=1e-4)
+    assert tight_value == pytest.approx(brute, rel=1e-4)
     assert_propositions(cl_solution)
     assert_propositions(bigm_solution)
+    assert_propositions(tight_solution)
+    # the convex bound (LB) of optrules.models.cl_lower_bound is below the optimum too
+    lower = solve(cl_lower_bound.build(data, C).problem, ProblemClass.QP, "clarabel")
+    assert lower.status is Status.OPTIMAL and lower.objective <= brute + 1e-6
     # every relaxation bounds the optimum from below
     M = big_m(constant_upper_bound(data.y, C))
     relaxation = cl_bigm.build_relaxation(data, C, M)

@@ -31,12 +31,13 @@ from optrules.exact.mssc import mssc_1d
 from optrules.exact.scorecard import Scorecard, ScorecardDesign
 from optrules.models import cl as cl_model
 from optrules.models import cl_bigm as bigm_model
+from optrules.models import cl_lower_bound as lower_bound_model
 from optrules.models import svm as svm_model
 from optrules.models.cl import ClusterData, CLSolution
-from optrules.solvers import ProblemClass, SolveReport, available_solvers, solve
+from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, solve
 
 __all__ = ["STRATEGIES", "StrategyInputs", "StrategyResult", "big_m", "canonical", "constant_upper_bound",
-           "randomized_rounding", "run_strategy"]
+           "feature_big_m",            "randomized_rounding", "run_strategy"]
 
 STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl")
 
@@ -87,6 +88,40 @@ def big_m(upper_bound: float) -> float:
     A small relative margin keeps a start whose objective equals UB (up to solver accuracy) feasible.
     """
     return math.sqrt(2.0 * upper_bound) * (1 + 1e-6) + 1e-9
+
+
+def feature_big_m(data: ClusterData, C: float, upper_bound: float,
+                  solver: str) -> tuple[np.ndarray, float | None, list[SolveReport]]:
+    """Per-feature bounds M_j = sqrt(2 (UB - LB_{-j})) from ``optrules.models.cl_lower_bound``.
+
+    Returns (M, LB, reports): LB is the lower bound (LB) on CL's optimum with every feature
+    penalised. A feature whose bound problem is not solved to optimality keeps the global
+    ``big_m(UB)``. The margin 1e-6 max(1, UB) covers the convex solver's accuracy.
+    """
+    global_m = big_m(upper_bound)
+    J = len(data.n_categories)
+    bounds = np.full(J, global_m)
+    started = time.perf_counter()
+    model = lower_bound_model.build(data, C)
+    build_seconds = time.perf_counter() - started
+    reports = []
+    lower = None
+    margin = 1e-6 * max(1.0, upper_bound)
+    for j in range(-1, J):
+        mu = np.ones(J)
+        if j >= 0:
+            mu[j] = 0.0
+        model.mu.value = mu
+        report = solve(model.problem, lower_bound_model.problem_class(), solver=solver,
+                       build_seconds=build_seconds if j < 0 else 0.0)
+        reports.append(report)
+        if report.status is not Status.OPTIMAL:
+            continue
+        if j < 0:
+            lower = report.objective
+        else:
+            bounds[j] = min(global_m, math.sqrt(2.0 * max(upper_bound - report.objective, 0.0) + 2 * margin))
+    return bounds, lower, reports
 
 
 def _default_qp_solver() -> str:
@@ -205,7 +240,8 @@ def _cl_rr(inputs: StrategyInputs, C: float, draws: int, solver: str | None, opt
 def _clm_rr(inputs: StrategyInputs, C: float, draws: int, solver: str | None, options: dict | None,
             rng: np.random.Generator, qp: str) -> StrategyResult:
     start = _svm_c(inputs, C, qp, None)
-    M = big_m(min(constant_upper_bound(inputs.data.y, C), start.objective))
+    upper = min(constant_upper_bound(inputs.data.y, C), start.objective)
+    M, lower, bound_reports = feature_big_m(inputs.data, C, upper, qp)
     began = time.perf_counter()
     model = bigm_model.build_relaxation(inputs.data, C, M)
     report = solve(model.problem, bigm_model.problem_class(relax=True), solver=solver or qp, options=options,
@@ -213,8 +249,9 @@ def _clm_rr(inputs: StrategyInputs, C: float, draws: int, solver: str | None, op
     _check(report, "the CL-bigM relaxation")
     relaxed = bigm_model.extract_relaxation(model)
     best, tried = _best_rounding(inputs, relaxed, C, draws, qp, rng)
-    return StrategyResult(best.card, best.objective, start.reports + [report] + best.reports,
-                          {"big_m": M, "relaxation_solver": report.solver, "relaxation_objective": report.objective,
+    return StrategyResult(best.card, best.objective, start.reports + bound_reports + [report] + best.reports,
+                          {"big_m": M.tolist(), "upper_bound": upper, "lower_bound": lower,
+                           "relaxation_solver": report.solver, "relaxation_objective": report.objective,
                            "roundings_tried": tried})
 
 
@@ -223,13 +260,15 @@ def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, 
     """clm (CL-bigM MIQP) or cl (CL MINLP), warm-started from SVM_C; never worse than that start."""
     start = _svm_c(inputs, C, qp, None)
     upper = min(constant_upper_bound(inputs.data.y, C), start.objective)
-    began = time.perf_counter()
+    bound_reports: list[SolveReport] = []
     if strategy == "clm":
-        M = big_m(upper)
+        M, lower, bound_reports = feature_big_m(inputs.data, C, upper, qp)
+        began = time.perf_counter()
         model = bigm_model.build(inputs.data, C, M)
         problem_class = bigm_model.problem_class()
-        meta: dict[str, Any] = {"big_m": M}
+        meta: dict[str, Any] = {"big_m": M.tolist(), "lower_bound": lower}
     else:
+        began = time.perf_counter()
         model = cl_model.build(inputs.data, C)
         problem_class = cl_model.problem_class()
         meta = {}
@@ -242,9 +281,10 @@ def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, 
         solution = cl_model.extract(model, inputs.data)
         assignment = tuple(canonical(a) if a[0] != 0 else a for a in solution.assignment)
         card = Scorecard(assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
-        return StrategyResult(card, float(report.objective), start.reports + [report],
+        return StrategyResult(card, float(report.objective), start.reports + bound_reports + [report],
                               {**meta, "solution_from_start": False})
-    return StrategyResult(start.card, start.objective, start.reports + [report], {**meta, "solution_from_start": True})
+    return StrategyResult(start.card, start.objective, start.reports + bound_reports + [report],
+                          {**meta, "solution_from_start": True})
 
 
 def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int = 10, solver: str | None = None,
