@@ -131,7 +131,7 @@ def build(data: ClusterData, C: float, relax: bool = False) -> pyo.ConcreteModel
 
 def set_start(m: pyo.ConcreteModel, data: ClusterData, assignment: list[np.ndarray],
               cluster_scores: list[np.ndarray], omega_numeric: np.ndarray, b: float) -> None:
-    """Set every variable of CL (or CL-bigM) to the point given by a clustering and its scores.
+    """Set every variable of CL to the point given by a clustering and its scores (a warm start).
 
     xi is set to max(0, 1 - y_i f(x_i)), so the point is feasible; ``assignment[j][0]`` must be 0.
     """
@@ -147,8 +147,6 @@ def set_start(m: pyo.ConcreteModel, data: ClusterData, assignment: list[np.ndarr
             for l in range(L):
                 if not m.z[j, k, l].fixed:
                     m.z[j, k, l].set_value(1.0 if assignment[j][k] == l else 0.0)
-                if hasattr(m, "omegatilde"):
-                    m.omegatilde[j, k, l].set_value(float(cluster_scores[j][l]) if assignment[j][k] == l else 0.0)
     for p in m.P:
         m.omega_numeric[p].set_value(float(omega_numeric[p]))
     m.b.set_value(float(b))

@@ -30,9 +30,10 @@ import numpy as np
 import pyomo.environ as pyo
 
 from optrules.models.cl import ClusterData, CLSolution, numeric_score, shared_components
+from optrules.models.cl import set_start as cl_set_start
 from optrules.solvers import ProblemClass
 
-__all__ = ["BigMRelaxation", "build", "build_relaxation", "extract_relaxation", "problem_class"]
+__all__ = ["BigMRelaxation", "build", "build_relaxation", "extract_relaxation", "problem_class", "set_start"]
 
 
 def problem_class(relax: bool = False) -> ProblemClass:
@@ -71,6 +72,14 @@ def build(data: ClusterData, C: float, M: float | Sequence[float], relax: bool =
     m.eq21 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l: m.omegatilde[j, k, l] <= bounds[j] * m.z[j, k, l])
     m.eq22 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l: m.omegatilde[j, k, l] >= -bounds[j] * m.z[j, k, l])
     return m
+
+
+def set_start(m: pyo.ConcreteModel, data: ClusterData, assignment: list[np.ndarray],
+              cluster_scores: list[np.ndarray], omega_numeric: np.ndarray, b: float) -> None:
+    """CL's start (``optrules.models.cl.set_start``) plus omegatilde_{j,k,l} = z_{j,k,l} omegabar_{j,l}."""
+    cl_set_start(m, data, assignment, cluster_scores, omega_numeric, b)
+    for (j, k, l) in m.JKL:
+        m.omegatilde[j, k, l].set_value(float(cluster_scores[j][l]) if assignment[j][k] == l else 0.0)
 
 
 @dataclass

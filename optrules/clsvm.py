@@ -37,16 +37,6 @@ def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, cluste
     return StrategyInputs(design, data)
 
 
-def _decision(inputs: StrategyInputs, result, frame: pd.DataFrame) -> np.ndarray:
-    """The fitted classifier's score on ``frame`` in the design's coordinates (unseen categories: 0)."""
-    design, card = inputs.design, result.card
-    score = design.numeric_matrix(frame) @ card.numeric_coef + card.intercept
-    for code, category_scores in zip(design.codes(frame), card.category_scores()):
-        seen = code >= 0
-        score[seen] += category_scores[code[seen]]
-    return score
-
-
 class CLSVMClassifier(RulesetClassifier):
     """A linear SVM scorecard whose categories are clustered per feature (CLSVM).
 
@@ -113,7 +103,8 @@ class CLSVMClassifier(RulesetClassifier):
                 result = run_strategy(strategy, inner, C, draws=self.draws,
                                       solver=self.solver if strategy == self.strategy else None,
                                       options=self.solver_options, rng=rng)
-                predicted = _decision(inner, result, held_out) > 0
+                scorecard = inner.design.to_ruleset(result.card, schema, True, False, (False, True))
+                predicted = scorecard.decision_function(held_out) > 0
                 accuracy[C].append(float((predicted == is_positive[test]).mean()))
         means = {C: float(np.mean(v)) for C, v in accuracy.items()}
         return max(C_GRID, key=lambda C: (means[C], -C)), means

@@ -234,3 +234,12 @@ def test_scorecard_complexity_of_a_hand_made_ruleset():
     assert math.isnan(ruleset.scorecard_complexity(["c"]))
     with pytest.raises(AttributeError, match="defined for 'score' rulesets"):
         Ruleset("set", (), 0, ("a",), (0, 1), positive=1).scorecard_complexity()
+
+
+def test_clm_warm_start_reaches_scip(german_sample):
+    """Stopped almost at once, SCIP still holds SVM_C's point as its incumbent (not only our fallback)."""
+    X, y = german_sample
+    ruleset = CLSVMClassifier(strategy="clm", C=10.0, solver_options={"time_limit": 0.05}).fit(X, y).ruleset_
+    report = ruleset.meta["solve_reports"][-1]
+    assert report.has_solution and not ruleset.meta["solution_from_start"]
+    assert report.objective <= ruleset.meta["start_objective"] + 1e-7

@@ -265,15 +265,15 @@ def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, 
         M, lower, bound_reports = feature_big_m(inputs.data, C, upper, qp)
         began = time.perf_counter()
         model = bigm_model.build(inputs.data, C, M)
-        problem_class = bigm_model.problem_class()
+        problem_class, set_start = bigm_model.problem_class(), bigm_model.set_start
         meta: dict[str, Any] = {"big_m": M.tolist(), "lower_bound": lower}
     else:
         began = time.perf_counter()
         model = cl_model.build(inputs.data, C)
-        problem_class = cl_model.problem_class()
+        problem_class, set_start = cl_model.problem_class(), cl_model.set_start
         meta = {}
-    cl_model.set_start(model, inputs.data, list(start.card.assignment), list(start.card.cluster_scores),
-                       start.card.numeric_coef, start.card.intercept)
+    set_start(model, inputs.data, list(start.card.assignment), list(start.card.cluster_scores),
+              start.card.numeric_coef, start.card.intercept)
     report = solve(model, problem_class, solver=solver or "scip", options=options, warm_start=True,
                    build_seconds=time.perf_counter() - began)
     meta.update(start_objective=start.objective, upper_bound=upper)
