@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules.exact.cl_ipopt import _Relaxation, ipopt_available, solve_relaxation_ipopt
-from optrules.exact.clsvm import big_m, canonical, constant_upper_bound, feature_big_m
+from optrules.exact.clsvm import big_m, canonical, constant_upper_bound, feature_big_m, randomized_rounding
 from optrules.exact.mssc import mssc_1d, within_sum_of_squares
 from optrules.models import cl, cl_bigm, cl_lower_bound, svm
 from optrules.models.cl import ClusterData, CLSolution
@@ -257,3 +257,17 @@ def test_big_m_must_be_positive():
 def test_cluster_data_rejects_codes_out_of_range():
     with pytest.raises(ValueError, match="codes of clustered feature 0 must lie in 0..2"):
         ClusterData((np.array([0, 3]),), (3,), np.zeros((2, 0)), np.array([1.0, -1.0]))
+
+
+def test_randomized_rounding_draws_from_z():
+    rng = np.random.default_rng(0)
+    certain = (np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]),)
+    assert [c[0].tolist() for c in randomized_rounding(certain, 20, rng)] == [[0, 1, 1]]
+    # category 1 is in cluster 1 with probability 0.9, category 2 with probability 0.5
+    uncertain = (np.array([[1.0, 0.0], [0.1, 0.9], [0.5, 0.5]]),)
+    draws = randomized_rounding(uncertain, 200, rng)
+    assert {tuple(c[0].tolist()) for c in draws} == {(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)}
+    counts = np.array([draw[0] for draw in
+                       (randomized_rounding(uncertain, 1, np.random.default_rng(s))[0] for s in range(400))])
+    assert counts[:, 1].mean() == pytest.approx(0.9, abs=0.05)
+    assert counts[:, 2].mean() == pytest.approx(0.5, abs=0.08)
