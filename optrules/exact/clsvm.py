@@ -146,14 +146,14 @@ def _svm(inputs: StrategyInputs, dummies: np.ndarray, C: float, solver: str,
 
 
 def _clustered_svm(inputs: StrategyInputs, assignment: list[np.ndarray], C: float, solver: str,
-                   options: dict | None = None) -> tuple[StrategyResult, SolveReport]:
+                   options: dict | None = None) -> StrategyResult:
     """The SVM on the dataset clustered by ``assignment`` (Figures 1-2)."""
     L = inputs.data.clusters
     dummies = inputs.design.dummies(inputs.data.codes, assignment, L)
     solution, report = _svm(inputs, dummies, C, solver, options)
     scores = tuple(solution.omega[j * L:(j + 1) * L] for j in range(len(assignment)))
     card = Scorecard(tuple(np.asarray(a) for a in assignment), scores, solution.omega_numeric, solution.b)
-    return StrategyResult(card, solution.objective, [report]), report
+    return StrategyResult(card, solution.objective, [report])
 
 
 def _as_start(result: StrategyResult, L: int) -> CLSolution:
@@ -198,7 +198,7 @@ def _svm_o(inputs: StrategyInputs, C: float, qp: str, options: dict | None) -> S
 def _svm_c(inputs: StrategyInputs, C: float, qp: str, options: dict | None) -> StrategyResult:
     original = _svm_o(inputs, C, qp, options)
     assignment = [canonical(mssc_1d(scores, inputs.data.clusters)) for scores in original.card.cluster_scores]
-    clustered, _ = _clustered_svm(inputs, assignment, C, qp, options)
+    clustered = _clustered_svm(inputs, assignment, C, qp, options)
     return StrategyResult(clustered.card, clustered.objective, original.reports + clustered.reports)
 
 
@@ -207,7 +207,7 @@ def _best_rounding(inputs: StrategyInputs, relaxed: CLSolution, C: float, draws:
     best = None
     candidates = randomized_rounding(relaxed.z, draws, rng)
     for assignment in candidates:
-        result, _ = _clustered_svm(inputs, assignment, C, qp)
+        result = _clustered_svm(inputs, assignment, C, qp)
         if best is None or result.objective < best.objective:
             best = result
     return best, len(candidates)
