@@ -43,6 +43,11 @@ STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl")
 
 #: default time limit (s) of the SCIP fallback for the QCQP relaxation when no time_limit is given
 SCIP_RELAXATION_TIME_LIMIT = 60.0
+#: SCIP options for clm and cl (the caller's solver_options override them). SCIP 10's MPEC heuristic
+#: runs its bundled Ipopt/MUMPS; on the mushroom and adult MIQPs (5,000 rows) that call aborted the
+#: process (SIGABRT) or deadlocked inside METIS's free() (measured, native stack in
+#: docs/methods/clsvm.md), so it is switched off.
+SCIP_DEFAULTS = {"heuristics/mpec/freq": -1}
 
 
 @dataclass(frozen=True)
@@ -274,7 +279,10 @@ def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, 
         meta = {}
     set_start(model, inputs.data, list(start.card.assignment), list(start.card.cluster_scores),
               start.card.numeric_coef, start.card.intercept)
-    report = solve(model, problem_class, solver=solver or "scip", options=options, warm_start=True,
+    solver = solver or "scip"
+    if solver == "scip":
+        options = {**SCIP_DEFAULTS, **(options or {})}
+    report = solve(model, problem_class, solver=solver, options=options, warm_start=True,
                    build_seconds=time.perf_counter() - began)
     meta.update(start_objective=start.objective, upper_bound=upper)
     if report.has_solution and report.objective <= start.objective + 1e-9 * max(1.0, abs(start.objective)):
