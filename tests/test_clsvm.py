@@ -137,6 +137,7 @@ def test_clm_is_never_worse_than_svm_c_and_reports_honestly(german_sample):
                           solver_options={"time_limit": 2}).fit(X, y).ruleset_
     report = clm.meta["solve_reports"][-1]
     assert report.solver == "scip" and report.problem_class is ProblemClass.MIQP
+    assert report.options["heuristics/mpec/freq"] == -1 and report.options["time_limit"] == 2  # SCIP_DEFAULTS
     assert report.status in (Status.OPTIMAL, Status.FEASIBLE)
     assert report.best_bound <= report.objective + 1e-9
     assert clm.meta["start_objective"] == pytest.approx(svm_c.meta["objective"], rel=1e-6)
