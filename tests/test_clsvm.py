@@ -137,7 +137,8 @@ def test_clm_is_never_worse_than_svm_c_and_reports_honestly(german_sample):
                           solver_options={"time_limit": 2}).fit(X, y).ruleset_
     report = clm.meta["solve_reports"][-1]
     assert report.solver == "scip" and report.problem_class is ProblemClass.MIQP
-    assert report.options["heuristics/mpec/freq"] == -1 and report.options["time_limit"] == 2  # SCIP_DEFAULTS
+    assert report.options["heuristics/mpec/freq"] == report.options["heuristics/subnlp/freq"] == -1  # SCIP_DEFAULTS
+    assert report.options["time_limit"] == 2
     assert report.status in (Status.OPTIMAL, Status.FEASIBLE)
     assert report.best_bound <= report.objective + 1e-9
     assert clm.meta["start_objective"] == pytest.approx(svm_c.meta["objective"], rel=1e-6)
@@ -238,9 +239,11 @@ def test_scorecard_complexity_of_a_hand_made_ruleset():
 
 
 def test_clm_warm_start_reaches_scip(german_sample):
-    """Stopped almost at once, SCIP still holds SVM_C's point as its incumbent (not only our fallback)."""
+    """Stopped almost at once, SCIP still holds SVM_C's point (up to its feasibility tolerance) as its
+    incumbent: the start reached the solver, it is not only the strategy's fallback."""
     X, y = german_sample
     ruleset = CLSVMClassifier(strategy="clm", C=10.0, solver_options={"time_limit": 0.05}).fit(X, y).ruleset_
     report = ruleset.meta["solve_reports"][-1]
-    assert report.has_solution and not ruleset.meta["solution_from_start"]
-    assert report.objective <= ruleset.meta["start_objective"] + 1e-7
+    assert report.has_solution
+    assert report.objective <= ruleset.meta["start_objective"] * (1 + 1e-6)
+    assert ruleset.meta["objective"] <= ruleset.meta["start_objective"]

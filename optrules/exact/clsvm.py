@@ -43,11 +43,11 @@ STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl")
 
 #: default time limit (s) of the SCIP fallback for the QCQP relaxation when no time_limit is given
 SCIP_RELAXATION_TIME_LIMIT = 60.0
-#: SCIP options for clm and cl (the caller's solver_options override them). SCIP 10's MPEC heuristic
-#: runs its bundled Ipopt/MUMPS; on the mushroom and adult MIQPs (5,000 rows) that call aborted the
-#: process (SIGABRT) or deadlocked inside METIS's free() (measured, native stack in
-#: docs/methods/clsvm.md), so it is switched off.
-SCIP_DEFAULTS = {"heuristics/mpec/freq": -1}
+#: SCIP options for clm and cl (the caller's solver_options override them). SCIP 10's MPEC and sub-NLP
+#: heuristics run its bundled Ipopt/MUMPS; on the mushroom and adult MIQPs (5,000 rows) that aborted
+#: the process (SIGABRT) or deadlocked inside METIS's free() (measured, native stack in
+#: docs/methods/clsvm.md), so both are switched off.
+SCIP_DEFAULTS = {"heuristics/mpec/freq": -1, "heuristics/subnlp/freq": -1}
 
 
 @dataclass(frozen=True)
