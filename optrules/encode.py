@@ -477,9 +477,13 @@ class FeatureLayout:
             chosen = [self.categories[j] for j in np.flatnonzero(values)]
             return CategoricalCondition(self.feature, chosen, negated=False, missing=missing)
         edges = np.diff(np.concatenate(([0], values.astype(np.int8), [0])))
-        starts = np.flatnonzero(edges == 1)
+        firsts = np.flatnonzero(edges == 1)
         lasts = np.flatnonzero(edges == -1) - 1
-        intervals = [self.value_interval(int(s), int(e)) for s, e in zip(starts, lasts)]
+        # value_interval(first, last) for every run of allowed bins, vectorised
+        bounds = np.concatenate(([self.low], np.asarray(self.cuts, dtype=float), [self.high]))
+        top = lasts == self.n_value_bins - 1
+        intervals = [Interval(low, high, True, closed) for low, high, closed in
+                     zip(bounds[firsts].tolist(), bounds[lasts + 1].tolist(), top.tolist())]
         return NumericCondition(self.feature, intervals, missing=missing)
 
 
@@ -678,6 +682,18 @@ class FeatureBinning:
         """First bit of each feature's block, in feature order (int64)."""
         self._check_fitted()
         return self._starts.copy()
+
+    def n_conditions(self, elements: Any) -> np.ndarray:
+        """Number of conditions of each element's rule (``len(decode(a))``, without decoding): the
+        features whose block holds a one. ``elements`` is a (k, n_bits) bool matrix."""
+        self._check_fitted()
+        elements = np.asarray(elements, dtype=bool)
+        if elements.ndim != 2 or elements.shape[1] != self.n_bits:
+            raise ValueError(f"elements must be (k, {self.n_bits}) bool, got shape {elements.shape}")
+        ones = np.zeros((elements.shape[0], self.n_bits + 1), dtype=np.int64)
+        np.cumsum(elements, axis=1, out=ones[:, 1:])
+        stops = np.array([lay.stop for lay in self.layout_], dtype=np.int64)
+        return ((ones[:, stops] - ones[:, self._starts]) > 0).sum(axis=1)
 
     def coverage(self, elements: Any, codes: Any) -> np.ndarray:
         """(k, n) bool: element ``j`` covers sample ``i`` (``elements[j] <= inverse_one_hot(X)[i]``).

@@ -357,7 +357,7 @@ class LibreClassifier(RulesetClassifier):
                                self.top_k)
         candidates = union[ranked]
         cand_cover = coverage[ranked].T  # samples x candidates
-        atoms = np.array([len(binning.decode(point)) for point in candidates], dtype=float)
+        atoms = binning.n_conditions(candidates).astype(float)
         instance = CoverInstance.from_samples(cand_cover, is_positive, float(self.alpha),
                                               np.full(len(ranked), float(self.rule_cost)))
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),
