@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -67,6 +68,21 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
 def test_config_errors_name_the_problem(change, message):
     with pytest.raises(ConfigError, match=message):
         load_config(small_config(**change))
+
+
+CONFIGS = sorted((Path(__file__).parents[1] / "benchmarks" / "configs").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_example_configs_are_valid_or_name_the_branch_they_need(path):
+    """A config naming methods of branches not merged yet must say so at its top and fail clearly."""
+    try:
+        config = load_config(path)
+    except ConfigError as error:
+        assert re.search(r"unknown method '[\w-]+'; known methods", str(error))
+        assert path.read_text().startswith("# NEEDS ")
+    else:
+        assert config.datasets and config.methods
 
 
 def test_malformed_toml_reports_the_line(tmp_path):

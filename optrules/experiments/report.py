@@ -2,7 +2,7 @@
 
 The layout follows the LIBRE paper's Tables 7-9 (Mita et al., Appendix E): one row per dataset, one
 column per method, each cell the mean over the folds with the standard deviation in parentheses, the
-best mean of a row in bold, and a last row "Avg Rank" (one decimal): on every dataset the methods are ranked by
+best mean of a row (as printed, so ties are all bold) in bold, and a last row "Avg Rank" (one decimal): on every dataset the methods are ranked by
 their mean (1 = best; ties share the average rank), and the row gives each method's mean rank over
 the datasets with its standard deviation. Standard deviations are population ones (``ddof=0``): the
 paper does not say which it uses.
@@ -56,9 +56,10 @@ def summary_table(results: pd.DataFrame, metric: str) -> pd.DataFrame:
         text = f"{mean:.{decimals}f} ({std:.{decimals}f})"
         return f"**{text}**" if best else text
 
-    best = means.max(axis=1) if spec.higher_is_better else means.min(axis=1)
+    shown = means.round(spec.decimals)  # bold every best mean as printed, ties included
+    best = shown.max(axis=1) if spec.higher_is_better else shown.min(axis=1)
     table = pd.DataFrame(
-        [[cell(means.at[d, m], stds.at[d, m], means.at[d, m] == best[d]) for m in methods] for d in datasets],
+        [[cell(means.at[d, m], stds.at[d, m], shown.at[d, m] == best[d]) for m in methods] for d in datasets],
         index=pd.Index(datasets, name="dataset"), columns=methods)
     table.loc[RANK_ROW] = [cell(ranks[m].mean(), ranks[m].std(ddof=0), False, 1) for m in methods]
     return table
