@@ -63,6 +63,7 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
     ({"protocol": {"kind": "splits", "train_size": 1.5}}, "train_size must be a fraction in"),
     ({"parallel": {"backend": "dask"}}, "backend 'dask' needs the scheduler's address"),
     ({"parallel": {"backend": "ray"}}, "unknown backend 'ray'"),
+    ({"parallel": {"backend": "threading"}}, r"unknown backend 'threading'; use one of \['loky', 'dask'\]"),
     ({"cv": {"folds": 5}}, r"unknown key\(s\) \['cv'\] in the configuration"),
 ])
 def test_config_errors_name_the_problem(change, message):
@@ -221,22 +222,39 @@ def test_rerunning_reproduces_the_table_and_is_silent_without_a_terminal(capsys)
     assert capsys.readouterr().err == ""  # no progress bar: stderr is not a terminal under pytest
 
 
-@pytest.fixture(scope="module")
-def dask_scheduler():
+def local_cluster(n_workers: int):
+    """A Dask cluster on loopback inside this process (fast to start; the scheduler is reached over TCP)."""
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
-        yield cluster.scheduler_address
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, protocol="tcp",
+                                    host="127.0.0.1", dashboard_address=":0")
 
 
-def test_serial_joblib_and_dask_give_identical_tables(dask_scheduler):
-    serial = run(small_config(), verbose=False)
-    processes = run(small_config(parallel={"backend": "loky", "jobs": 2}), verbose=False)
-    threads = run(small_config(parallel={"backend": "threading", "jobs": 2}), verbose=False)
-    dask = run(small_config(parallel={"backend": "dask", "scheduler": dask_scheduler}), verbose=False)
-    dask_from_flag = run(small_config(), scheduler=dask_scheduler, verbose=False)
-    for other in (processes, threads, dask, dask_from_flag):
+def test_serial_joblib_and_dask_give_identical_tables():
+    methods = small_config()["methods"] + [
+        {"name": "setcover", "solver": "highs", "params": {"candidates": {"max_len": 2, "max_candidates": 15}}}]
+    config = small_config(methods=methods)
+    serial = run(config, verbose=False)
+    assert (serial[serial["method"] == "setcover"]["status"] == "optimal").all()
+    processes = run({**config, "parallel": {"backend": "loky", "jobs": 2}}, verbose=False)
+    with local_cluster(1) as cluster:
+        dask = run({**config, "parallel": {"backend": "dask", "scheduler": cluster.scheduler_address}},
+                   verbose=False)
+        dask_from_flag = run(config, scheduler=cluster.scheduler_address, verbose=False)
+    for other in (processes, dask, dask_from_flag):
         pd.testing.assert_frame_equal(without_timing(serial), without_timing(other))
+
+
+def test_dask_workers_sharing_a_process_are_refused():
+    with local_cluster(2) as cluster:  # two worker threads in this one process: solves would collide
+        with pytest.raises(ConfigError, match=r"every Dask worker must be a process of its own with one thread"):
+            run(small_config(), scheduler=cluster.scheduler_address, verbose=False)
+
+
+def test_an_unreachable_scheduler_is_named():
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(ConfigError, match=r"cannot reach the Dask scheduler at 'tcp://127\.0\.0\.1:9'"):
+            run(small_config(), scheduler="tcp://127.0.0.1:9", verbose=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ solver and solver options) and how to run the fits in parallel::
     params = { alpha = 0.7, candidates = { max_len = 2 } }
 
     [parallel]
-    backend = "loky"          # "loky" (processes), "threading" or "dask"
+    backend = "loky"          # "loky" (worker processes) or "dask"
     jobs = 2
 
 Every mistake is a :class:`ConfigError` naming the entry and the problem: an unknown key, method,
@@ -56,7 +56,9 @@ else:  # Python 3.10: the same parser, from PyPI
 __all__ = ["ConfigError", "DatasetSpec", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
            "load_config"]
 
-BACKENDS = ("loky", "threading", "dask")
+#: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
+#: output streams and fail when two run at once in one process.
+BACKENDS = ("loky", "dask")
 PROTOCOLS = ("kfold", "splits")
 
 

@@ -10,6 +10,8 @@ a configuration reproduces it exactly, except the timing column ``fit_seconds``.
 from __future__ import annotations
 
 import contextlib
+import os
+import socket
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -146,9 +148,32 @@ def _backend(config: ExperimentConfig) -> Iterator[int]:
         from dask.distributed import Client
     except ImportError:
         raise ConfigError("backend 'dask' needs dask.distributed: pip install 'optrules[dask]'") from None
-    with Client(parallel.scheduler, set_as_default=False) as client, parallel_config(backend="dask",
-                                                                                      client=client):
-        yield -1
+    try:
+        client = Client(parallel.scheduler, set_as_default=False)
+    except OSError as error:  # unreachable address, or timed out
+        raise ConfigError(f"cannot reach the Dask scheduler at {parallel.scheduler!r}: {error}") from None
+    with client:
+        _check_workers(client)
+        with parallel_config(backend="dask", client=client):
+            yield -1
+
+
+def _worker_process() -> tuple[str, int]:
+    return socket.gethostname(), os.getpid()
+
+
+def _check_workers(client: Any) -> None:
+    """Every Dask worker must be its own process with one thread: Pyomo's solver calls capture the
+    process's output streams, and two solves at once in one process fail."""
+    threads = client.nthreads()
+    if not threads:
+        raise ConfigError(f"the Dask scheduler at {client.scheduler.address!r} has no workers")
+    processes = list(client.run(_worker_process).values())
+    if max(threads.values()) > 1 or len(set(processes)) < len(processes):
+        raise ConfigError("every Dask worker must be a process of its own with one thread (solver calls "
+                          "cannot run two at once in one process): start them with "
+                          "`dask worker ADDRESS --nthreads 1 --nworkers N`; threads per worker: "
+                          f"{sorted(threads.values())}")
 
 
 def fit_and_score(task: Task) -> Outcome:
