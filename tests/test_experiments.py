@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -220,6 +222,21 @@ def test_rerunning_reproduces_the_table_and_is_silent_without_a_terminal(capsys)
     second = run(small_config(), verbose=True)
     pd.testing.assert_frame_equal(without_timing(first), without_timing(second))
     assert capsys.readouterr().err == ""  # no progress bar: stderr is not a terminal under pytest
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_unless_not_verbose(monkeypatch):
+    config = small_config(datasets=[{"name": "monk1"}], methods=[{"name": "setcover-greedy"}])
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    run(config, verbose=False)
+    assert terminal.getvalue() == ""
+    run(config, verbose=True)
+    assert re.search(r"small: 100%.*3/3", terminal.getvalue())
 
 
 def local_cluster(n_workers: int):

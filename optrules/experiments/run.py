@@ -113,8 +113,7 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
     """The configured positive class, else the dataset's, else the minority class."""
     if spec.positive is not None and spec.path is None:
         return spec.positive
-    if y.attrs.get("positive") is not None:  # a CSV's configured positive class, as written in the file
-
+    if y.attrs.get("positive") is not None:  # the manifest's, or a CSV's configured one as in the file
         return y.attrs["positive"]
     counts = y.value_counts()
     return min(counts.index[counts == counts.min()])
