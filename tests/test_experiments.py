@@ -161,6 +161,15 @@ def test_csv_dataset_relative_to_the_config_file(tmp_path):
     assert all(o.ruleset.positive == "yes" for o in outcomes)
 
 
+def test_configured_positive_class_of_a_bundled_dataset():
+    config = small_config(datasets=[{"name": "monk1", "positive": "1"}], methods=[{"name": "setcover-greedy"}])
+    resolved, outcomes = execute(load_config(config), verbose=False)
+    assert resolved.datasets[0].positive == "1"
+    assert all(o.ruleset.positive == "1" for o in outcomes)
+    with pytest.raises(ConfigError, match=r"dataset 'monk1': positive class 'yes' is not a label; labels: \['0', '1'\]"):
+        run(small_config(datasets=[{"name": "monk1", "positive": "yes"}]), verbose=False)
+
+
 # ---------------------------------------------------------------------------------------------
 # The rows: what they claim checks out against the data and the fitted rule sets
 # ---------------------------------------------------------------------------------------------
