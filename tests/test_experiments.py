@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import re
@@ -300,6 +301,10 @@ def test_outputs_round_trip(tmp_path):
     assert environment["optrules"] == optrules.__version__
     report = (tmp_path / "report.md").read_text()
     assert "## F1-score of the positive class" in report and "| Avg Rank |" in report
+    if importlib.util.find_spec("pyarrow") is not None:  # Parquet is written when pyarrow is installed
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "results.parquet"), results, check_dtype=False)
+    else:
+        assert not (tmp_path / "results.parquet").exists()
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert pngs == ["f1_vs_size_haberman.png", "f1_vs_size_monk1.png", "fit_time.png"]
     assert all((tmp_path / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in pngs)
