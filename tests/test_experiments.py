@@ -275,6 +275,9 @@ def test_dask_workers_sharing_a_process_are_refused():
     with local_cluster(2) as cluster:  # two worker threads in this one process: solves would collide
         with pytest.raises(ConfigError, match=r"every Dask worker must be a process of its own with one thread"):
             run(small_config(), scheduler=cluster.scheduler_address, verbose=False)
+    with local_cluster(0) as cluster:
+        with pytest.raises(ConfigError, match=r"the Dask scheduler at 'tcp://127\.0\.0\.1:\d+' has no workers"):
+            run(small_config(), scheduler=cluster.scheduler_address, verbose=False)
 
 
 def test_an_unreachable_scheduler_is_named():

@@ -159,7 +159,8 @@ class Protocol:
 @dataclass(frozen=True)
 class Parallel:
     """How the fits run: ``jobs`` joblib workers of ``backend`` (1: one after the other in this process);
-    for "dask", the scheduler's address, and every thread of the cluster's workers takes fits."""
+    for "dask", the scheduler's address (``jobs`` does not apply: each worker, a single-threaded
+    process, takes one fit at a time)."""
 
     backend: str = "loky"
     jobs: int = 1
