@@ -90,6 +90,10 @@ def log(*args) -> None:
 
 #: LibreClassifier's ``conflicts`` ("strict": the paper's conflict-free learners; "majority"), set by --conflicts.
 CONFLICTS = "strict"
+#: Near-tie tolerance of the selection: "se" (one standard error of the best) or an F1 difference (--tolerance).
+TOLERANCE = "se"
+#: Inner cross-validation folds (--inner-folds).
+INNER_FOLDS = 3
 
 
 def make_model(config: tuple, positive, max_rules=None, alpha: float | None = None) -> LibreClassifier:
@@ -133,13 +137,17 @@ def inner_task(config, X_tr, y_tr, X_va, y_va, positive, conflicts):
 
 
 def select(configs: list, scores: np.ndarray, k_max: int | None) -> tuple:
-    """scores: (configs x inner folds x K+1) F1 of the k-prefixes. One-SE rule, fewest rules first."""
+    """scores: (configs x inner folds x K+1) F1 of the k-prefixes. Fewest rules among the near-ties
+    of the best mean inner F1 (within one standard error, or within TOLERANCE when it is a number)."""
     if k_max is not None:
         scores = scores[:, :, :k_max + 1]
     mean = scores.mean(axis=1)
     mean[:, 0] = -np.inf  # k = 0 (no rule) is not a model
     best = np.unravel_index(np.argmax(mean), mean.shape)
-    se = scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(scores.shape[1])
+    if TOLERANCE == "se":
+        se = scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(scores.shape[1])
+    else:
+        se = float(TOLERANCE)
     ok = np.argwhere(mean >= mean[best] - se - 1e-12)
     keyed = sorted(((int(k), -mean[c, k], configs[c][0], c) for c, k in ok))
     k, score = keyed[0][0], keyed[0][1]
@@ -153,7 +161,7 @@ def run_dataset(name: str, configs: list, n_jobs: int, adult_train: int | None) 
     positive = y.attrs["positive"]
     truth_all = np.asarray(y == positive)
     outer = StratifiedKFold(5, shuffle=True, random_state=SEED)
-    inner = StratifiedKFold(3, shuffle=True, random_state=SEED)
+    inner = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=SEED)
     result = {"libre": [], "libre 3": []}
     notes = {"neg_covered": 0, "prefix_checks": 0, "prefix_mismatch": 0, "choices": [], "alpha_same": None}
     started = time.perf_counter()
@@ -238,8 +246,14 @@ def main() -> None:
                         help="features per weak learner tried ('each weak learner uses up to 5 features')")
     parser.add_argument("--max-intervals", nargs="+", default=["none"],
                         help="ChiMerge max_intervals tried ('none' = threshold only, the paper)")
+    parser.add_argument("--tolerance", default="se",
+                        help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
+    parser.add_argument("--inner-folds", type=int, default=3)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    global TOLERANCE, INNER_FOLDS
+    TOLERANCE = args.tolerance if args.tolerance == "se" else float(args.tolerance)
+    INNER_FOLDS = args.inner_folds
     intervals = tuple(None if v.lower() == "none" else int(v) for v in args.max_intervals)
     global CONFLICTS
     CONFLICTS = args.conflicts
@@ -281,7 +295,9 @@ def main() -> None:
         f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}" + (
         f" --conflicts {args.conflicts}" if args.conflicts != "strict" else "") + (
         f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features != [MAX_FEATURES] else "") + (
-        f" --max-intervals {' '.join(args.max_intervals)}" if intervals != (None,) else "")
+        f" --max-intervals {' '.join(args.max_intervals)}" if intervals != (None,) else "") + (
+        f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
+        f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "")
     if "adult" in datasets:
         command += f" --adult-train {args.adult_train} --adult-estimators " + " ".join(
             map(str, args.adult_estimators))
@@ -294,7 +310,8 @@ def main() -> None:
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command,
         f"Total run time: {total:.0f} s.\n\n"
         f"Grid: {grid_text}. Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
-        "stratified 3-fold CV on the outer training fold, one-standard-error rule preferring fewer rules "
+        f"stratified {INNER_FOLDS}-fold CV on the outer training fold; among the (configuration, k) within "
+        f"{'one standard error' if TOLERANCE == 'se' else f'{TOLERANCE:g} F1'} of the best mean inner F1, fewer rules first "
         "(smallest k, then highest inner F1, then smallest E, then grid order); refit on the outer "
         "training fold with max_rules = k. libre 3: k <= 3. Acceptance: mean F1 >= paper - 0.03 and "
         "mean #rules <= max(1.5 x paper, paper + 3). Values are mean (sample std) over the 5 outer "
