@@ -263,6 +263,14 @@ class DecisionListClassifier(RulesetClassifier):
         self.discretization_params = discretization_params
         self.categorical = categorical
 
+    def __sklearn_tags__(self):
+        # p2 pruning stops before the small disjuncts by design: on scikit-learn's rounded blobs
+        # (classes mixed within a cell) append-p2 reaches 0.82 training accuracy, below the 0.83 the
+        # generic checks ask for, while append reaches 0.92. That is the method, not a bug.
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = str(self.strategy).endswith("p2")
+        return tags
+
     def _check_params(self) -> None:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {self.strategy!r}")

@@ -73,6 +73,7 @@ reaches it stops and returns its incumbent with ``proven=False``.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -140,35 +141,6 @@ class _Search:
             self.best_key = key
             self.best = (tests, positive, negative)
 
-    def fixed_negatives(self, children: list[tuple[int, int, int, int, int]], neg_cover: int) -> int:
-        """How many of the node's negatives every rule below it that beats the incumbent still covers.
-
-        ``children`` are the node's useful children ``(test, pos, neg, pos_cover, neg_cover)`` sorted
-        by decreasing ``pos``. A rule beating the incumbent has value ``>= v*`` (the incumbent's) and
-        ``pos >= 1``, so with ``n`` negatives it covers at least ``p_min(n)`` positives, the least
-        ``p >= 1`` with ``(p + 1) / (p + n + 2) >= v*``. It excludes a negative only through a test
-        that fails on it, and then covers at most the positives of that test's child; if no child
-        with ``p_min`` positives or more excludes the negative, the negative stays covered. Starting
-        from ``n = 0``, the count of such negatives raises ``p_min``, which fixes more negatives, up
-        to a fixpoint. (Tests of rule 2 exclude no negative; tests of rule 1 leave no positive.)
-        """
-        value = self.best_key[0]
-        if not value > 0:
-            return 0
-        fixed = 0
-        prefix = [neg_cover]  # prefix[i]: negatives covered by all of the first i children
-        while True:
-            needed = max(1, math.ceil((value * (fixed + 2) - 1) / (1 - value) - 1e-9))
-            count = 0
-            while count < len(children) and children[count][1] >= needed:
-                count += 1
-            while len(prefix) <= count:
-                prefix.append(prefix[-1] & children[len(prefix) - 1][4])
-            now = prefix[count].bit_count()
-            if now == fixed:
-                return fixed
-            fixed = now
-
     def expand(self, pos_cover: int, neg_cover: int, n_positive: int, n_negative: int,
                path: tuple[int, ...], active: list[int]) -> None:
         """Evaluate the children ``path + test`` for every active test, then search below them."""
@@ -203,9 +175,11 @@ class _Search:
             return
         best = max(children, key=lambda c: rule_key(c[1], c[2]))  # first of the maxima
         self.offer(path + (best[0],), best[1], best[2])  # rule 3
-        children.sort(key=lambda c: (-c[1], -laplace(c[1], c[2])))  # stable: ties keep test order
-        fixed = self.fixed_negatives(children, neg_cover)
-        bounds = [(laplace(c[1], fixed), c[1]) for c in children]
+        children.sort(key=lambda c: -c[1])  # stable: ties keep the test order
+        optimistic = _optimistic_values(children, neg_cover)
+        order = sorted(range(len(children)), key=lambda k: (-optimistic[k], -laplace(children[k][1], children[k][2])))
+        children = [children[k] for k in order]
+        bounds = [(optimistic[k], children[i][1]) for i, k in enumerate(order)]
         end = len(children)
         for k, child in enumerate(children):  # rules 4 and 5
             while end > k and not bounds[end - 1] > self.best_key:
@@ -215,6 +189,44 @@ class _Search:
             test, positive, negative, pos_child, neg_child = child
             self.expand(pos_child, neg_child, positive, negative, path + (test,),
                         [c[0] for c in children[k + 1:end]])
+
+
+def _optimistic_values(children: list[tuple[int, int, int, int, int]], neg_cover: int) -> list[float]:
+    """The optimistic value of each child: no rule below it has a higher Laplace value.
+
+    ``children`` are a node's children ``(test, pos, neg, pos_cover, neg_cover)`` sorted by
+    decreasing ``pos``. A rule below the node that leaves a negative ``x`` uncovered contains a test
+    failing on ``x``, so it covers at most ``m_x`` positives, the most that any child failing on
+    ``x`` covers (``m_x = 0`` when no child fails on ``x``). A rule covering ``n'`` of the node's
+    negatives leaves all others uncovered, so, with ``m`` sorted increasingly, it covers at most
+    ``m_(n'+1)`` positives; below a child covering ``p`` positives, at most ``min(p, m_(n'+1))``.
+    The optimistic value is the largest ``(q + 1) / (q + n' + 2)`` these caps allow: for each level
+    ``c`` of ``m`` (and ``c = p``), ``q = min(p, c)`` with ``n'`` the number of negatives with
+    ``m_x < c``. Without the caps this is the plain ``(p + 1) / (p + 2)``.
+    """
+    levels: list[tuple[int, int]] = []  # (m value, number of negatives), decreasing m
+    remaining = neg_cover
+    for _, positive, _, _, child_negatives in children:
+        excluded = remaining & ~child_negatives
+        if excluded:
+            levels.append((positive, excluded.bit_count()))
+            remaining &= child_negatives
+    levels.reverse()
+    below = remaining.bit_count()  # negatives no child excludes: m_x = 0
+    caps, counts, best = [], [], []  # per level c >= 1: c, #{m_x < c}, best value up to c
+    running = 0.0
+    for value, count in levels:
+        caps.append(value)
+        counts.append(below)
+        running = max(running, laplace(value, below))
+        best.append(running)
+        below += count
+    optimistic = []
+    for _, positive, _, _, _ in children:
+        k = bisect_left(caps, positive)  # levels with c < positive
+        under = counts[k] if k < len(caps) else below
+        optimistic.append(max(best[k - 1] if k else 0.0, laplace(positive, under)))
+    return optimistic
 
 
 def _bitsets(matrix: np.ndarray) -> list[int]:
