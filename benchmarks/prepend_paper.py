@@ -121,12 +121,14 @@ def summarize(records: list[dict]) -> tuple[str, dict]:
                 paired_p([r["accuracy"] for r in reference], accuracy) + " / "
                 + paired_p([r["rules"] for r in reference], rules))
             searches = sum(r["searches"] for r in runs)
+            atoms_per_rule = (sum(r["atoms"] for r in runs)
+                              / max(1, sum(r["rules_without_default"] for r in runs)))
             rows.append({
                 "dataset": name, "variant": variant,
                 "accuracy %": mean_std(accuracy), "paper": f"{paper_acc[0]:.1f} ({paper_acc[1]:.1f})",
                 "#rules": mean_std(rules), "paper #rules": f"{paper_rules[0]:.1f} ({paper_rules[1]:.1f})",
                 "p vs ip2 (acc / rules)": versus,
-                "atoms/rule": f"{np.sum([r['atoms'] for r in runs]) / max(1, np.sum([r['rules_without_default'] for r in runs])):.2f}",
+                "atoms/rule": f"{atoms_per_rule:.2f}",
                 "nodes/fit": f"{np.mean([r['nodes'] for r in runs]):.3g}",
                 "unproven searches": f"{sum(r['unproven'] for r in runs)}/{searches}",
                 "seconds/fit": f"{np.mean([r['seconds'] for r in runs]):.2f}",

@@ -103,7 +103,8 @@ def test_intern_position_is_the_deepest_without_accuracy_loss(data):
     n_rules = data.draw(st.integers(0, 5))
     n_classes = 3
     y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
-    old_covers = [np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n))) for _ in range(n_rules)]
+    old_covers = [np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+                  for _ in range(n_rules)]
     old_classes = [data.draw(st.integers(0, 2)) for _ in range(n_rules)]
     default = data.draw(st.integers(0, n_classes - 1))
     covered = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))

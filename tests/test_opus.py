@@ -51,10 +51,10 @@ def test_search_finds_the_brute_force_optimum(problem, min_value):
     assert result.rule is not None
     assert result.rule.key == expected.key  # same best value, same positive cover among ties
     # the returned tests achieve the reported counts, and none of them is redundant
-    assert counts(holds, positive, negative, result.rule.tests) == (result.rule.positive, result.rule.negative)
+    found = (result.rule.positive, result.rule.negative)
+    assert counts(holds, positive, negative, result.rule.tests) == found
     for test in result.rule.tests:
-        shorter = tuple(t for t in result.rule.tests if t != test)
-        assert counts(holds, positive, negative, shorter) != (result.rule.positive, result.rule.negative)
+        assert counts(holds, positive, negative, tuple(t for t in result.rule.tests if t != test)) != found
 
 
 @PROPERTY

@@ -177,9 +177,10 @@ class _Search:
         self.offer(path + (best[0],), best[1], best[2])  # rule 3
         children.sort(key=lambda c: -c[1])  # stable: ties keep the test order
         optimistic = _optimistic_values(children, neg_cover)
-        order = sorted(range(len(children)), key=lambda k: (-optimistic[k], -laplace(children[k][1], children[k][2])))
+        order = sorted(range(len(children)),  # by the bound key, then by value
+                       key=lambda k: (-optimistic[k], -children[k][1], -laplace(children[k][1], children[k][2])))
+        bounds = [(optimistic[k], children[k][1]) for k in order]
         children = [children[k] for k in order]
-        bounds = [(optimistic[k], children[i][1]) for i, k in enumerate(order)]
         end = len(children)
         for k, child in enumerate(children):  # rules 4 and 5
             while end > k and not bounds[end - 1] > self.best_key:
