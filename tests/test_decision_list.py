@@ -231,3 +231,33 @@ def test_every_list_method_learns_tic_tac_toe(name):
     restored = optrules.Ruleset.from_json(ruleset.to_json())
     assert (restored.predict(X_test) == predictions).all()
     assert ruleset.meta["method"] == "decision-list" and ruleset.meta["params"]["strategy"] == name
+
+
+def test_inequality_tests_read_back_as_conditions():
+    X = pd.DataFrame({"colour": ["red", "blue", "green", None, "red"],
+                      "size": [1.0, 2.0, np.nan, 3.0, 4.0]})
+    binning = FeatureBinning({"size": [2.5]}).fit(X, ["a", "b", "a", "b", "a"])
+    tests = attribute_tests(binning, binning.bin_index(X), "inequality")
+    named = {tests.describe(j): j for j in range(tests.n_tests)}
+    assert set(named) == {"colour != blue", "colour != green", "colour != red", "colour != missing",
+                          "size != [min, 2.5)", "size != [2.5, max]", "size != missing"}
+    red, missing = named["colour != red"], named["colour != missing"]
+    (condition,) = tests.conditions((red,))
+    assert str(condition) == "colour not in {red} or missing"
+    (condition,) = tests.conditions((red, missing))
+    assert str(condition) == "colour not in {red}"
+    (condition,) = tests.conditions((missing,))
+    assert str(condition) == "colour in {blue, green, red}"
+    (condition,) = tests.conditions((named["size != [min, 2.5)"],))
+    assert str(condition) == "size in [2.5, max] or missing"
+    # every conjunction of tests evaluates on X exactly as the test matrix says
+    for first in range(tests.n_tests):
+        for second in range(tests.n_tests):
+            chosen = (first, second)
+            truth = np.ones(len(X), dtype=bool)
+            for condition in tests.conditions(chosen):
+                truth &= condition.evaluate(X[condition.feature].to_numpy())
+            assert (truth == tests.covers(chosen)).all()
+    # a category never seen in training differs from every excluded value
+    (condition,) = tests.conditions((red,))
+    assert condition.evaluate(np.array(["purple"], dtype=object)).all()

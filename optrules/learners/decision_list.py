@@ -60,8 +60,8 @@ from optrules.learners.attribute_tests import TEST_KINDS, AttributeTests, attrib
 from optrules.learners.opus import Candidate, best_rule, laplace
 from optrules.ruleset import Rule, Ruleset
 
-__all__ = ["STRATEGIES", "P2_VALUE", "ListRule", "LearnedList", "learn_append", "learn_prepend",
-           "intern_position", "DecisionListClassifier"]
+__all__ = ["STRATEGIES", "P2_VALUE", "ListRule", "LearnedList", "majority_class", "learn_append",
+           "learn_prepend", "intern_position", "DecisionListClassifier"]
 
 #: Strategy name -> (prepend?, intern?, prune-p2?).
 STRATEGIES: dict[str, tuple[bool, bool, bool]] = {
@@ -106,10 +106,8 @@ class LearnedList:
 class _Searcher:
     """Finds the best rule over all classes, keeping count of the search effort."""
 
-    def __init__(self, holds: np.ndarray, y: np.ndarray, n_classes: int, min_value: float,
-                 max_nodes: int | None) -> None:
+    def __init__(self, holds: np.ndarray, n_classes: int, min_value: float, max_nodes: int | None) -> None:
         self.holds = holds
-        self.y = y
         self.n_classes = n_classes
         self.min_value = min_value
         self.max_nodes = max_nodes
@@ -143,9 +141,9 @@ def _first_firing(covers: list[np.ndarray], n: int) -> np.ndarray:
     return np.where(matrix.any(axis=1), matrix.argmax(axis=1), len(covers))
 
 
-def _predictions(rules: list[ListRule], covers: list[np.ndarray], default: int, n: int) -> np.ndarray:
-    classes = np.array([r.prediction for r in rules] + [default], dtype=np.int64)
-    return classes[_first_firing(covers, n)]
+def _predictions(rules: list[ListRule], first: np.ndarray, default: int) -> np.ndarray:
+    """The list's class for each case, from each case's first firing rule."""
+    return np.array([r.prediction for r in rules] + [default], dtype=np.int64)[first]
 
 
 def majority_class(y: np.ndarray, n_classes: int) -> int:
@@ -157,7 +155,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, *, min_va
                  max_nodes: int | None = None) -> LearnedList:
     """The paper's ``append`` (CN2's covering loop with exact rule search); ``min_value=P2_VALUE``
     gives ``append-p2``."""
-    searcher = _Searcher(tests.holds, y, n_classes, min_value, max_nodes)
+    searcher = _Searcher(tests.holds, n_classes, min_value, max_nodes)
     remaining = np.ones(y.shape[0], dtype=bool)
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
@@ -170,7 +168,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, *, min_va
         covers.append(tests.covers(rule.tests))
         remaining &= ~covers[-1]
     default = majority_class(y, n_classes)
-    accuracy = float((_predictions(rules, covers, default, y.shape[0]) == y).mean())
+    accuracy = float((_predictions(rules, _first_firing(covers, y.shape[0]), default) == y).mean())
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        (accuracy,))
 
@@ -199,11 +197,11 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, *, inter
     """
     n = y.shape[0]
     default = majority_class(y, n_classes)
-    searcher = _Searcher(tests.holds, y, n_classes, max(float(min_value), 0.5), max_nodes)
+    searcher = _Searcher(tests.holds, n_classes, max(float(min_value), 0.5), max_nodes)
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
     first = _first_firing(covers, n)
-    correct = _predictions(rules, covers, default, n) == y
+    correct = _predictions(rules, first, default) == y
     accuracy = [float(correct.mean())]
     while True:
         found = searcher.best(lambda c: ~correct & (y == c), lambda c: correct & (y != c))
@@ -215,7 +213,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, *, inter
         rules.insert(position, ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.insert(position, covered)
         first = _first_firing(covers, n)
-        correct = _predictions(rules, covers, default, n) == y
+        correct = _predictions(rules, first, default) == y
         accuracy.append(float(correct.mean()))
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        tuple(accuracy))
