@@ -107,8 +107,8 @@ def test_no_positive_gives_no_rule_and_min_value_is_strict():
 
 def test_node_limit_returns_the_incumbent_unproven():
     rng = np.random.default_rng(0)
-    holds = rng.random((200, 30)) < 0.8
-    positive = rng.random(200) < 0.4
+    holds = rng.random((80, 12)) < 0.8
+    positive = rng.random(80) < 0.4
     negative = ~positive
     full = best_rule(holds, positive, negative)
     limited = best_rule(holds, positive, negative, max_nodes=40)
