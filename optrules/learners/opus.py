@@ -63,8 +63,9 @@ arguments of rules 1, 2 and 4, the search enumerates every conjunction: the resu
 maximum (``tests/test_opus.py`` checks it against brute-force enumeration).
 
 Bitsets are Python integers (one bit per counted case): ``&`` and ``int.bit_count`` run word-parallel
-in C, and on the few dozen tests of a node they are several times faster than numpy calls, whose
-fixed cost per call dominates at that size.
+in C, and on the few dozen tests of a node they are several times faster than numpy calls on packed
+``uint64`` words, whose fixed cost per call dominates at that size (a house_votes_84 prepend-ip2 fit:
+1.3 million nodes in 9.6 s with numpy words, 1.7 s with integers).
 
 Limits: ``max_nodes`` bounds the number of rules evaluated (the root and every child); a search that
 reaches it stops and returns its incumbent with ``proven=False``.
