@@ -261,3 +261,14 @@ def test_inequality_tests_read_back_as_conditions():
     # a category never seen in training differs from every excluded value
     (condition,) = tests.conditions((red,))
     assert condition.evaluate(np.array(["purple"], dtype=object)).all()
+
+
+def test_numeric_features_are_discretised_as_asked():
+    X, y = optrules.load("haberman")  # three numeric features
+    model = DecisionListClassifier(strategy="prepend-ip2", discretization="equal_frequency",
+                                   discretization_params={"n_bins": 3}).fit(X, y)
+    assert all(layout.n_value_bins <= 3 and not layout.categorical for layout in model.binning_.layout_)
+    chimerge = DecisionListClassifier(strategy="prepend-ip2").fit(X, y)
+    assert [lay.cuts for lay in chimerge.binning_.layout_] != [lay.cuts for lay in model.binning_.layout_]
+    for fitted in (model, chimerge):  # the printed intervals predict as the bins did in training
+        assert fitted.score(X, y) == pytest.approx(fitted.ruleset_.meta["training_accuracy"][-1])
