@@ -43,7 +43,6 @@ import sys
 import time
 import warnings
 from pathlib import Path
-
 from typing import Any
 
 import numpy as np
