@@ -1,14 +1,30 @@
 """prepend-ip2, append-p2 and append against Webb's Tables 2 and 3 ("Recent Progress in Learning
-Decision Lists by Prepending Inferred Rules").
+Decision Lists by Prepending Inferred Rules"), run by the experiment runner.
 
-Protocol (the paper's "Experimental evaluation"): each dataset is split at random into 80% training
-and 20% evaluation data (``train_test_split(test_size=0.2, random_state=r)``, not stratified), for
-``r = 0 .. repetitions - 1``; every variant is fitted on the same training sets and scored on the same
-evaluation sets. Reported: mean and sample standard deviation of the evaluation accuracy (%) and of
-the number of rules, counted as the paper does (Table 3: the default rule is counted for prepend-ip2
-but not for append and append-p2, "due to it often being unreachable"), the two-tailed matched-pairs
-t-test p-value of each variant against prepend-ip2 (as in Tables 2 and 3), the search nodes per fit,
-the share of rule searches that stopped at ``--max-nodes`` (not proven optimal), and fit seconds.
+The fits run through :func:`optrules.experiments.run` with ``benchmarks/configs/prepend.toml``, whose
+command-line overrides are applied to the configuration dict before the run: ``--repetitions``
+(``protocol.repeats``), ``--datasets``, ``--variants`` (the methods kept; prepend-ip2 always, as the
+reference), ``--max-nodes`` and ``--tests`` (every method's parameters) and ``--n-jobs``
+(``parallel.jobs``). The search figures come from the configuration's ``meta`` keys
+(``Ruleset.meta["search_nodes"]``, ``["searches"]``, ``["unproven_searches"]``: the result table's
+``meta.*`` columns).
+
+Protocol: the runner's "splits" protocol, as the paper's "Experimental evaluation" describes it:
+``repeats`` random splits of each dataset into 80% training and 20% evaluation data, the same for
+every variant. The runner's splits are stratified on the class (scikit-learn's
+``StratifiedShuffleSplit(repeats, train_size=0.8, random_state=seed)``, seed 0); the paper's were not.
+Reported: mean and sample standard deviation of the evaluation accuracy (%) and of the number of
+rules, counted as the paper does (Table 3: the default rule is counted for prepend-ip2 but not for
+append and append-p2, "due to it often being unreachable"), the two-tailed matched-pairs t-test
+p-value of each variant against prepend-ip2 on the same splits (as in Tables 2 and 3), the search
+nodes per fit, the share of rule searches that stopped at ``--max-nodes`` (not proven optimal), and
+fit seconds (the runner's ``fit_seconds``).
+
+The stored results ``benchmarks/results/prepend_paper*.md`` were written by the previous version of
+this script, which ran its own loop over unstratified splits (``train_test_split(test_size=0.2,
+random_state=r)`` for ``r = 0 .. repetitions - 1``) with the same fits and the same summaries; the
+splits, and so the figures, differ from the runner's. Rerunning this script overwrites them with
+the runner's.
 
 Acceptance (issue 5): prepend-ip2 accuracy at least Table 2's minus 3 points on each dataset, and
 fewer rules than append on most datasets.
@@ -17,7 +33,7 @@ All seven datasets are nominal, as in the paper (missing values are a value of t
 rules use attribute-value inequality tests, as in the paper.
 
     python benchmarks/prepend_paper.py [--repetitions 100] [--datasets monk1 ...] [--n-jobs 2]
-                                       [--max-nodes 1000000]
+                                       [--max-nodes 1000000] [--out benchmarks/results/prepend_paper.md]
 """
 
 from __future__ import annotations
@@ -27,18 +43,18 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
+import pandas as pd
 from scipy.stats import ttest_rel
-from sklearn.model_selection import train_test_split
 
-import optrules
-from optrules.learners.decision_list import DecisionListClassifier
+from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 
+CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
 VARIANTS = ("prepend-ip2", "append-p2", "append")
 DATASETS = ("breast_cancer", "house_votes_84", "monk1", "monk2", "monk3", "mushroom", "tic_tac_toe")
 
@@ -67,28 +83,29 @@ def log(*args) -> None:
     print(time.strftime("%H:%M:%S"), *args, flush=True)
 
 
-def one_split(name: str, repetition: int, max_nodes: int, variants: tuple[str, ...] = VARIANTS,
-              tests: str = "inequality") -> list[dict]:
-    """Fit every variant on one random 80/20 split; one record per variant."""
-    X, y = optrules.load(name)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=repetition)
-    records = []
-    for variant in variants:
-        started = time.perf_counter()
-        model = DecisionListClassifier(strategy=variant, tests=tests, max_nodes=max_nodes)
-        model.fit(X_train, y_train)
-        seconds = time.perf_counter() - started
-        ruleset, meta = model.ruleset_, model.ruleset_.meta
-        records.append({
-            "dataset": name, "repetition": repetition, "variant": variant,
-            "accuracy": 100.0 * float((model.predict(X_test) == y_test.to_numpy()).mean()),
-            # Table 3 counts the default rule for prepend-ip2 only
-            "rules": ruleset.n_rules + (1 if variant.startswith("prepend") else 0),
-            "rules_without_default": ruleset.n_rules, "atoms": ruleset.n_atoms,
-            "nodes": meta["search_nodes"], "searches": meta["searches"],
-            "unproven": meta["unproven_searches"], "seconds": seconds,
-        })
-    return records
+def experiment(args: argparse.Namespace) -> dict[str, Any]:
+    """``prepend.toml`` as a dict, with the command line's overrides."""
+    config = load_config(CONFIG).to_dict()
+    variants = {v for v in VARIANTS if v == "prepend-ip2" or v in args.variants}
+    config["protocol"]["repeats"] = args.repetitions
+    config["datasets"] = [d for name in args.datasets for d in config["datasets"] if d["name"] == name]
+    config["methods"] = [{**m, "params": {**m["params"], "max_nodes": args.max_nodes, "tests": args.tests}}
+                         for m in config["methods"] if m["label"] in variants]
+    config["parallel"]["jobs"] = args.n_jobs
+    return config
+
+
+def records_of(results: pd.DataFrame) -> list[dict]:
+    """One record per fit (the runner's rows), with the rules counted as in the paper's Table 3."""
+    return [{
+        "dataset": row.dataset, "repetition": row.fold, "variant": row.method,
+        "accuracy": 100.0 * row.accuracy,
+        # Table 3 counts the default rule for prepend-ip2 only
+        "rules": row.n_rules + (1 if row.method.startswith("prepend") else 0),
+        "rules_without_default": row.n_rules, "atoms": row.n_atoms,
+        "nodes": row["meta.search_nodes"], "searches": row["meta.searches"],
+        "unproven": row["meta.unproven_searches"], "seconds": row.fit_seconds,
+    } for _, row in results.iterrows()]
 
 
 def mean_std(values: list[float]) -> str:
@@ -161,28 +178,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
+    config = experiment(args)
     started = time.perf_counter()
     records: list[dict] = []
-    for name in args.datasets:
-        log(f"{name}: {args.repetitions} splits")
-        variants = tuple(v for v in VARIANTS if v == "prepend-ip2" or v in args.variants)
-        batch = Parallel(n_jobs=args.n_jobs)(delayed(one_split)(name, r, args.max_nodes, variants, args.tests)
-                                             for r in range(args.repetitions))
-        records += [record for split in batch for record in split]
-        report(args, argv, records, time.perf_counter() - started)  # after each dataset
+    for dataset in config["datasets"]:  # one run per dataset, to report after each: the same splits
+        log(f"{dataset['name']}: {args.repetitions} splits")
+        records += records_of(run({**config, "datasets": [dataset]}))
+        report(args, argv, config, records, time.perf_counter() - started)
     return 0
 
 
-def report(args: argparse.Namespace, argv: list[str] | None, records: list[dict], seconds: float) -> None:
+def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, Any], records: list[dict],
+           seconds: float) -> None:
     table, verdicts = summarize(records)
     passed = [n for n, v in verdicts.items() if v["accuracy"]]
     fewer = [n for n, v in verdicts.items() if v["fewer_rules"]]
     compared = [n for n in verdicts if any(r["dataset"] == n and r["variant"] == "append" for r in records)]
+    protocol = config["protocol"]
+    train = protocol["train_size"]
     lines = [
         f"Total run time: {seconds:.0f} s. Splits per dataset: {args.repetitions} "
-        f"(random 80/20, `random_state` 0..{args.repetitions - 1}, the same for every variant); "
-        f"`max_nodes` = {args.max_nodes} per rule search; {args.tests} tests; missing values a value "
-        "of their own.",
+        f"(the experiment runner's `splits` protocol with `{CONFIG.relative_to(CONFIG.parents[2])}`: "
+        f"stratified random {train:.0%}/{1 - train:.0%} splits, `StratifiedShuffleSplit` with seed "
+        f"{protocol['seed']}, the same for every variant); `max_nodes` = {args.max_nodes} per rule "
+        f"search; {args.tests} tests; missing values a value of their own.",
         "",
         "Values are mean (sample std) over the splits; the paper's are Table 2 (accuracy) and Table 3 "
         "(#rules: the default rule is counted for prepend-ip2 only, as in the paper). `p vs ip2`: "

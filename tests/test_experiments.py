@@ -16,7 +16,7 @@ from sklearn.metrics import f1_score
 import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
 from optrules.experiments.report import summary_table
-from optrules.experiments.run import COLUMNS, execute
+from optrules.experiments.run import COLUMNS, execute, results_frame
 
 SMALL_CANDIDATES = {"max_len": 2, "max_candidates": 40}
 
@@ -68,6 +68,10 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
     ({"parallel": {"backend": "ray"}}, "unknown backend 'ray'"),
     ({"parallel": {"backend": "threading"}}, r"unknown backend 'threading'; use one of \['loky', 'dask'\]"),
     ({"cv": {"folds": 5}}, r"unknown key\(s\) \['cv'\] in the configuration"),
+    ({"meta": "search_nodes"}, r"^meta must be a list of Ruleset\.meta keys \(non-empty strings\).*got 'search_nodes'"),
+    ({"methods": [{"name": "setcover-greedy", "meta": ["n_candidates", 3]}]},
+     r"methods\[0\] \('setcover-greedy'\): meta must be a list of Ruleset\.meta keys .*got \['n_candidates', 3\]"),
+    ({"methods": [{"name": "setcover-greedy", "meta": {"n_candidates": True}}]}, r"meta must be a list"),
 ])
 def test_config_errors_name_the_problem(change, message):
     with pytest.raises(ConfigError, match=message):
@@ -222,6 +226,37 @@ def test_exact_rows_carry_the_solve_report_and_seeds_reach_random_methods():
     assert seeds == [config.protocol.method_seed(0), config.protocol.method_seed(1)] and seeds[0] != seeds[1]
 
 
+def test_meta_keys_copy_the_fitted_rulesets_meta_into_columns():
+    config = load_config(small_config(
+        datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 1},
+        meta=["n_candidates"],
+        methods=[{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}, "meta": ["objective"]},
+                 {"name": "prepend-ip2", "meta": ["search_nodes", "unproven_searches", "training_accuracy"]},
+                 {"name": "bottom-up", "params": {"max_rules": 4}}]))
+    assert [m.meta for m in config.methods] == [
+        ("n_candidates", "objective"), ("n_candidates", "search_nodes", "unproven_searches", "training_accuracy"),
+        ("n_candidates",)]
+    assert load_config(config.to_dict()) == config  # the resolved configuration keeps them (config.json)
+    _, outcomes = execute(config, verbose=False)
+    results = results_frame(outcomes)
+    assert list(results.columns) == [*COLUMNS, "meta.n_candidates", "meta.objective", "meta.search_nodes",
+                                     "meta.unproven_searches", "meta.training_accuracy"]
+    for outcome, (_, row) in zip(outcomes, results.iterrows(), strict=True):
+        meta = outcome.ruleset.meta
+        method = next(m for m in config.methods if m.label == row["method"])
+        for key in ("n_candidates", "objective", "search_nodes", "unproven_searches", "training_accuracy"):
+            cell = row[f"meta.{key}"]
+            if key not in method.meta or key not in meta:  # not asked for, or not recorded: empty
+                assert pd.isna(cell), (row["method"], key)
+            elif key == "training_accuracy":  # a list: its JSON text
+                assert json.loads(cell) == pytest.approx(list(meta[key]))
+            else:
+                assert cell == meta[key], (row["method"], key)
+    decision_lists = results[results["method"] == "prepend-ip2"]
+    assert (decision_lists["meta.search_nodes"] > 0).all() and decision_lists["meta.n_candidates"].isna().all()
+    assert results[results["method"] == "setcover-greedy"]["meta.n_candidates"].notna().all()
+
+
 # ---------------------------------------------------------------------------------------------
 # Determinism and the parallel backends
 # ---------------------------------------------------------------------------------------------
@@ -259,8 +294,9 @@ def local_cluster(n_workers: int):
 def test_serial_joblib_and_dask_give_identical_tables():
     methods = small_config()["methods"] + [
         {"name": "setcover", "solver": "highs", "params": {"candidates": {"max_len": 2, "max_candidates": 15}}}]
-    config = small_config(methods=methods)
+    config = small_config(methods=methods, meta=["n_candidates", "objective"])
     serial = run(config, verbose=False)
+    assert serial["meta.n_candidates"].notna().all()  # every one of these methods records it
     assert (serial[serial["method"] == "setcover"]["status"] == "optimal").all()
     processes = run({**config, "parallel": {"backend": "loky", "jobs": 2}}, verbose=False)
     with local_cluster(1) as cluster:

@@ -23,6 +23,7 @@ solver and solver options) and how to run the fits in parallel::
     solver = "scip"           # swapping solvers is editing this line
     solver_options = { time_limit = 60 }
     params = { alpha = 0.7, candidates = { max_len = 2 } }
+    meta = ["n_candidates"]   # Ruleset.meta entries copied into the table (columns meta.<key>)
 
     [parallel]
     backend = "loky"          # "loky" (worker processes) or "dask"
@@ -102,11 +103,14 @@ class MethodSpec:
     """One method of the registry under a label (unique in the experiment) with its parameters.
 
     ``params`` holds everything passed to the estimator, ``solver`` and ``solver_options`` included.
+    ``meta`` names the entries of the fitted ``Ruleset.meta`` copied into the result table (columns
+    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own.
     """
 
     label: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
+    meta: tuple[str, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -122,6 +126,8 @@ class MethodSpec:
             if key in params:
                 entry[key] = params.pop(key)
         entry["params"] = params
+        if self.meta:
+            entry["meta"] = list(self.meta)
         return entry
 
 
@@ -227,12 +233,13 @@ def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> Ex
 
 
 def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
-    _known_keys(raw, {"title", "protocol", "datasets", "methods", "parallel"}, "the configuration")
+    _known_keys(raw, {"title", "meta", "protocol", "datasets", "methods", "parallel"}, "the configuration")
     title = raw.get("title", "")
     if not isinstance(title, str):
         raise ConfigError(f"title must be a string, got {title!r}")
+    shared_meta = _meta_keys(raw.get("meta", []), "meta")
     datasets = tuple(_dataset(entry, i, base) for i, entry in enumerate(_tables(raw, "datasets")))
-    methods = tuple(_method(entry, i) for i, entry in enumerate(_tables(raw, "methods")))
+    methods = tuple(_method(entry, i, shared_meta) for i, entry in enumerate(_tables(raw, "methods")))
     for kind, names in (("dataset", [d.name for d in datasets]), ("method label", [m.label for m in methods])):
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
@@ -287,8 +294,16 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
                        entry.get("positive"), tuple(categorical))
 
 
-def _method(entry: Mapping[str, Any], index: int) -> MethodSpec:
-    _known_keys(entry, {"name", "label", "params", "solver", "solver_options"}, f"methods[{index}]")
+def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
+    """A list of ``Ruleset.meta`` keys, validated."""
+    if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+        raise ConfigError(f"{where} must be a list of Ruleset.meta keys (non-empty strings), e.g. "
+                          f"meta = [\"search_nodes\"]; got {keys!r}")
+    return tuple(keys)
+
+
+def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = ()) -> MethodSpec:
+    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta"}, f"methods[{index}]")
     if "name" not in entry:
         raise ConfigError(f"methods[{index}]: no name; `optrules methods` lists the registered methods")
     name = entry["name"]
@@ -314,7 +329,8 @@ def _method(entry: Mapping[str, Any], index: int) -> MethodSpec:
     label = entry.get("label", name)
     if not isinstance(label, str) or not label:
         raise ConfigError(f"{where}: label must be a non-empty string, got {label!r}")
-    return MethodSpec(label, name, params)
+    meta = _meta_keys(entry.get("meta", []), f"{where}: meta")
+    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)))
 
 
 def _protocol(entry: Mapping[str, Any]) -> Protocol:

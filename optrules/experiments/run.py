@@ -10,6 +10,8 @@ a configuration reproduces it exactly, except the timing column ``fit_seconds``.
 from __future__ import annotations
 
 import contextlib
+import json
+import numbers
 import os
 import socket
 import sys
@@ -28,7 +30,7 @@ from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
 
-__all__ = ["COLUMNS", "TIMING_COLUMNS", "FitError", "Outcome", "execute", "run"]
+__all__ = ["COLUMNS", "META_PREFIX", "TIMING_COLUMNS", "FitError", "Outcome", "execute", "run"]
 
 #: The columns of the result table, in order (one row per dataset x method x fold).
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
@@ -36,6 +38,8 @@ COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "acc
            "gap")
 #: Columns that measure time and so differ between otherwise identical runs.
 TIMING_COLUMNS = ("fit_seconds",)
+#: Prefix of the columns holding ``Ruleset.meta`` entries named by a configuration's ``meta`` keys.
+META_PREFIX = "meta."
 
 # Least favourable first: a method that solved several models reports the worst status among them.
 _STATUS_ORDER = (Status.ERROR, Status.UNBOUNDED, Status.INFEASIBLE, Status.NO_SOLUTION, Status.FEASIBLE,
@@ -75,7 +79,8 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
     version, the markdown report and the plots are written there (:func:`write_outputs`). A progress
     bar is shown on a terminal unless ``verbose`` is False.
 
-    Returns one row per dataset x method x fold with the columns :data:`COLUMNS`.
+    Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
+    ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them).
     """
     resolved, outcomes = execute(load_config(config).with_parallel(jobs, scheduler), verbose=verbose)
     results = results_frame(outcomes)
@@ -87,7 +92,11 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
 
 
 def results_frame(outcomes: list[Outcome]) -> pd.DataFrame:
-    return pd.DataFrame([o.row for o in outcomes], columns=list(COLUMNS))
+    """The rows as a table: :data:`COLUMNS`, then the ``meta.<key>`` columns in order of appearance
+    (the rows are in dataset, method, fold order, so the order is the configuration's). A method
+    that does not list a key has an empty (NaN) cell in its column."""
+    meta_columns = dict.fromkeys(k for o in outcomes for k in o.row if k.startswith(META_PREFIX))
+    return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns])
 
 
 def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentConfig, list[Outcome]]:
@@ -201,8 +210,19 @@ def fit_and_score(task: Task) -> Outcome:
         "complexity": float(ruleset.meta.get("complexity", ruleset.n_atoms)),
         "fit_seconds": float(ruleset.meta["fit_seconds"]),
         **_solve_summary(ruleset.meta),
+        **{META_PREFIX + key: _meta_value(ruleset.meta.get(key)) for key in task.method.meta},
     }
     return Outcome(row, ruleset)
+
+
+def _meta_value(value: Any) -> Any:
+    """A ``Ruleset.meta`` entry as a table cell: None (a key the method did not record), numbers,
+    strings and booleans as they are (numpy scalars as Python ones), anything else as JSON text."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (str, bool, numbers.Number)):
+        return value
+    return json.dumps(value, default=str)
 
 
 def _solve_summary(meta: Mapping[str, Any]) -> dict[str, Any]:
