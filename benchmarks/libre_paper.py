@@ -22,8 +22,8 @@ fold: the refit with ``max_rules=k`` must predict exactly as the k-prefix of the
 Selection (training fold only): inner ``StratifiedKFold(3, shuffle=True, random_state=0)``; mean
 inner F1 per (configuration, k); one-standard-error rule: among the (configuration, k) whose mean F1
 is at least best mean - SE(best) (SE = sample std / sqrt(3) of the best's inner F1s), the smallest
-k, then the smallest E, then the highest mean inner F1, then grid order (H1 before H2, threshold
-6, 4.6, 4) -- the number of pairs still tied after k and E is reported. Then refit on the whole
+k, then the highest mean inner F1, then the smallest E, then grid order (H1 before H2, threshold
+6, 4.6, 4) -- the number of pairs still tied after k and F1 is reported. Then refit on the whole
 outer training fold with the chosen configuration and ``max_rules=k``; score on the outer test
 fold. "libre 3": the same with k <= 3.
 
@@ -90,14 +90,25 @@ def log(*args) -> None:
 
 #: LibreClassifier's ``conflicts`` ("strict": the paper's conflict-free learners; "majority"), set by --conflicts.
 CONFLICTS = "strict"
+#: Near-tie tolerance of the selection: "se" (one standard error of the best) or an F1 difference (--tolerance).
+TOLERANCE = "se"
+#: Inner cross-validation folds (--inner-folds).
+INNER_FOLDS = 3
 
 
 def make_model(config: tuple, positive, max_rules=None, alpha: float | None = None) -> LibreClassifier:
-    n_estimators, heuristic, threshold, config_alpha = config
+    n_estimators, heuristic, threshold, config_alpha, max_features, max_intervals = config
     alpha = config_alpha if alpha is None else alpha
-    return LibreClassifier(n_estimators=n_estimators, max_features=MAX_FEATURES, heuristic=heuristic,
-                           alpha=alpha, chi2_threshold=threshold, max_rules=max_rules, positive=positive,
-                           conflicts=CONFLICTS, n_jobs=1, random_state=SEED)
+    return LibreClassifier(n_estimators=n_estimators, max_features=max_features, heuristic=heuristic,
+                           alpha=alpha, chi2_threshold=threshold, max_intervals=max_intervals,
+                           max_rules=max_rules, positive=positive, conflicts=CONFLICTS, n_jobs=1,
+                           random_state=SEED)
+
+
+def config_text(config: tuple) -> str:
+    n_estimators, heuristic, threshold, alpha, max_features, max_intervals = config
+    return (f"E={n_estimators} {heuristic} chi2={threshold:g} alpha={alpha:g} features={max_features} "
+            f"intervals={max_intervals or 'any'}")
 
 
 def f1_of(pred: np.ndarray, truth: np.ndarray) -> float:
@@ -126,17 +137,21 @@ def inner_task(config, X_tr, y_tr, X_va, y_va, positive, conflicts):
 
 
 def select(configs: list, scores: np.ndarray, k_max: int | None) -> tuple:
-    """scores: (configs x inner folds x K+1) F1 of the k-prefixes. One-SE rule, fewest rules first."""
+    """scores: (configs x inner folds x K+1) F1 of the k-prefixes. Fewest rules among the near-ties
+    of the best mean inner F1 (within one standard error, or within TOLERANCE when it is a number)."""
     if k_max is not None:
         scores = scores[:, :, :k_max + 1]
     mean = scores.mean(axis=1)
     mean[:, 0] = -np.inf  # k = 0 (no rule) is not a model
     best = np.unravel_index(np.argmax(mean), mean.shape)
-    se = scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(scores.shape[1])
+    if TOLERANCE == "se":
+        se = scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(scores.shape[1])
+    else:
+        se = float(TOLERANCE)
     ok = np.argwhere(mean >= mean[best] - se - 1e-12)
-    keyed = sorted(((int(k), configs[c][0], -mean[c, k], c) for c, k in ok))
-    k, n_est = keyed[0][0], keyed[0][1]
-    ties = sum(1 for key in keyed if key[0] == k and key[1] == n_est)
+    keyed = sorted(((int(k), -mean[c, k], configs[c][0], c) for c, k in ok))
+    k, score = keyed[0][0], keyed[0][1]
+    ties = sum(1 for key in keyed if key[0] == k and key[1] == score)
     c = keyed[0][3]
     return configs[c], k, float(mean[c, k]), float(mean[best]), float(se), ties
 
@@ -146,7 +161,7 @@ def run_dataset(name: str, configs: list, n_jobs: int, adult_train: int | None) 
     positive = y.attrs["positive"]
     truth_all = np.asarray(y == positive)
     outer = StratifiedKFold(5, shuffle=True, random_state=SEED)
-    inner = StratifiedKFold(3, shuffle=True, random_state=SEED)
+    inner = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=SEED)
     result = {"libre": [], "libre 3": []}
     notes = {"neg_covered": 0, "prefix_checks": 0, "prefix_mismatch": 0, "choices": [], "alpha_same": None}
     started = time.perf_counter()
@@ -182,10 +197,10 @@ def run_dataset(name: str, configs: list, n_jobs: int, adult_train: int | None) 
             notes["prefix_checks"] += 1
             notes["prefix_mismatch"] += int(not np.array_equal(cover.any(axis=1), pred))
             result[label].append({"f1": f1_of(pred, truth_te), "rules": rs.n_rules, "atoms": rs.avg_atoms})
-            notes["choices"].append(f"{label} fold {fold}: E={config[0]} {config[1]} chi2={config[2]:g} alpha={config[3]:g} "
+            notes["choices"].append(f"{label} fold {fold}: {config_text(config)} "
                                     f"k={k} (inner F1 {inner_f1:.3f}, best {best_f1:.3f}, SE {se:.3f}, "
                                     f"tied {ties})")
-            log(f"  {name} fold {fold} {label}: E={config[0]} {config[1]} chi2={config[2]:g} alpha={config[3]:g} k={k} "
+            log(f"  {name} fold {fold} {label}: {config_text(config)} k={k} "
                 f"rules={rs.n_rules} F1={result[label][-1]['f1']:.3f} inner={inner_f1:.3f} "
                 f"[{time.perf_counter() - started:.0f}s]")
         if fold == 0:  # the alpha premise, once per dataset: same rules for alpha .5, .7, .9
@@ -227,18 +242,30 @@ def main() -> None:
                         help="E values tried on adult (reduced grid)")
     parser.add_argument("--conflicts", choices=["strict", "majority"], default="strict",
                         help="LibreClassifier(conflicts=...) for every fit")
+    parser.add_argument("--max-features", type=int, nargs="+", default=[MAX_FEATURES],
+                        help="features per weak learner tried ('each weak learner uses up to 5 features')")
+    parser.add_argument("--max-intervals", nargs="+", default=["none"],
+                        help="ChiMerge max_intervals tried ('none' = threshold only, the paper)")
+    parser.add_argument("--tolerance", default="se",
+                        help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
+    parser.add_argument("--inner-folds", type=int, default=3)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    global TOLERANCE, INNER_FOLDS
+    TOLERANCE = args.tolerance if args.tolerance == "se" else float(args.tolerance)
+    INNER_FOLDS = args.inner_folds
+    intervals = tuple(None if v.lower() == "none" else int(v) for v in args.max_intervals)
     global CONFLICTS
     CONFLICTS = args.conflicts
 
     if args.quick:
         datasets = args.datasets or ["haberman", "wisconsin"]
-        grid = list(itertools.product((5, 20), ("H1",), (6.0, 4.6), (ALPHA,)))
+        grid = list(itertools.product((5, 20), ("H1",), (6.0, 4.6), (ALPHA,), (MAX_FEATURES,), (None,)))
     else:
         datasets = args.datasets or DATASETS
         alphas = ALPHAS if args.conflicts == "majority" else (ALPHA,)
-        grid = list(itertools.product(ESTIMATORS, HEURISTICS, THRESHOLDS, alphas))
+        grid = list(itertools.product(ESTIMATORS, HEURISTICS, THRESHOLDS, alphas, tuple(args.max_features),
+                                      intervals))
     out = Path(args.out) if args.out else Path(__file__).parent / "results" / "libre_paper.md"
 
     rows, details = [], []
@@ -266,20 +293,26 @@ def main() -> None:
     log(f"total {total:.0f} s")
     command = "python benchmarks/libre_paper.py" + (" --quick" if args.quick else "") + (
         f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}" + (
-        f" --conflicts {args.conflicts}" if args.conflicts != "strict" else "")
+        f" --conflicts {args.conflicts}" if args.conflicts != "strict" else "") + (
+        f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features != [MAX_FEATURES] else "") + (
+        f" --max-intervals {' '.join(args.max_intervals)}" if intervals != (None,) else "") + (
+        f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
+        f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "")
     if "adult" in datasets:
         command += f" --adult-train {args.adult_train} --adult-estimators " + " ".join(
             map(str, args.adult_estimators))
     grid_text = (f"E in {sorted({c[0] for c in grid})}, heuristic in {sorted({c[1] for c in grid})}, "
                  f"ChiMerge threshold in {sorted({c[2] for c in grid}, reverse=True)}, alpha in "
-                 f"{sorted({c[3] for c in grid})}, max_features = {MAX_FEATURES}, top_k = 200 (default), "
+                 f"{sorted({c[3] for c in grid})}, max_features in {sorted({c[4] for c in grid})}, ChiMerge "
+                 f"max_intervals in {sorted({c[5] or 0 for c in grid})} (0 = none), top_k = 200 (default), "
                  f"random_state = {SEED}, k = max_rules from the greedy prefixes")
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command,
         f"Total run time: {total:.0f} s.\n\n"
         f"Grid: {grid_text}. Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
-        "stratified 3-fold CV on the outer training fold, one-standard-error rule preferring fewer rules "
-        "(smallest k, then smallest E, then highest inner F1, then grid order); refit on the outer "
+        f"stratified {INNER_FOLDS}-fold CV on the outer training fold; among the (configuration, k) within "
+        f"{'one standard error' if TOLERANCE == 'se' else f'{TOLERANCE:g} F1'} of the best mean inner F1, fewer rules first "
+        "(smallest k, then highest inner F1, then smallest E, then grid order); refit on the outer "
         "training fold with max_rules = k. libre 3: k <= 3. Acceptance: mean F1 >= paper - 0.03 and "
         "mean #rules <= max(1.5 x paper, paper + 3). Values are mean (sample std) over the 5 outer "
         "folds; paper values are the libre / libre 3 columns of Tables 7 (F1), 8 (#rules), 9 (atoms).\n\n"

@@ -5,6 +5,7 @@ from optrules.cover import CoverInstance
 from optrules.data import Schema, validate_features, validate_target
 from optrules.datasets import list_datasets, load, load_csv
 from optrules.estimators import RulesetClassifier, SetCoverClassifier, package_version
+from optrules.learners.decision_list import DecisionListClassifier
 from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.registry import METHODS, fit, get_method, make_estimator
 from optrules.ruleset import (
@@ -27,6 +28,7 @@ __all__ = [
     "CategoricalCondition",
     "Condition",
     "CoverInstance",
+    "DecisionListClassifier",
     "Interval",
     "LinearTerm",
     "METHODS",

@@ -1,5 +1,7 @@
 """The ``optrules`` command line.
 
+    optrules compare tic_tac_toe [--methods setcover libre ...] [--test-size 0.3] [--seed 0]
+    optrules run CONFIG.toml [--jobs N] [--out DIR] [--scheduler tcp://host:8786] [--quiet]
     optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--param alpha=0.7 ...]
     optrules datasets
     optrules methods
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,6 +20,8 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from sklearn.model_selection import train_test_split
 
 from optrules.datasets import info, list_datasets, load
+from optrules.experiments import FitError, compare, default_methods, run, summary_table
+from optrules.experiments.report import markdown_table
 from optrules.registry import METHODS, make_estimator
 
 __all__ = ["main"]
@@ -78,6 +83,21 @@ def _fit_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_command(args: argparse.Namespace) -> int:
+    print(compare(args.dataset, args.methods, test_size=args.test_size, seed=args.seed,
+                  time_limit=args.time_limit, jobs=args.jobs))
+    return 0
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    out = Path(args.out) if args.out else Path("results") / Path(args.config).stem
+    results = run(args.config, jobs=args.jobs, scheduler=args.scheduler, out=out, verbose=not args.quiet)
+    print(f"{len(results)} fits; F1-score of the positive class, mean (std) over the folds:\n")
+    print(markdown_table(summary_table(results, "f1")))
+    print(f"\nresults, configuration, report and plots written to {out}/")
+    return 0
+
+
 def _datasets_command(_: argparse.Namespace) -> int:
     for name in list_datasets():
         entry = info(name)
@@ -105,6 +125,27 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--test-size", type=float, default=0.3)
     fit.add_argument("--seed", type=int, default=0)
     fit.set_defaults(run=_fit_command)
+    comparison = commands.add_parser(
+        "compare", help="fit the default exact and heuristic methods on one dataset, print a table and rules",
+        description=f"Default methods (the registered ones of optrules.experiments.compare.PREFERENCE): "
+                    f"{', '.join(default_methods())}.")
+    comparison.add_argument("dataset", choices=list_datasets())
+    comparison.add_argument("--methods", nargs="+", metavar="METHOD", help="methods to compare instead")
+    comparison.add_argument("--test-size", type=float, default=0.3)
+    comparison.add_argument("--seed", type=int, default=0)
+    comparison.add_argument("--time-limit", type=float, default=10.0,
+                            help="solver time limit in seconds for the exact methods (default 10)")
+    comparison.add_argument("--jobs", type=int, default=1, help="fit this many methods at once")
+    comparison.set_defaults(run=_compare_command)
+    experiment = commands.add_parser("run", help="run the experiment of a TOML configuration "
+                                                 "(see docs/experiments.md)")
+    experiment.add_argument("config", help="a TOML configuration, or the config.json of a previous run")
+    experiment.add_argument("--jobs", type=int, help="parallel fits (overrides [parallel] jobs)")
+    experiment.add_argument("--out", help="output directory (default: results/<config name>)")
+    experiment.add_argument("--scheduler", metavar="ADDRESS",
+                            help="run on this Dask scheduler, e.g. tcp://127.0.0.1:8786 (needs optrules[dask])")
+    experiment.add_argument("--quiet", action="store_true", help="no progress bar")
+    experiment.set_defaults(run=_run_command)
     commands.add_parser("datasets", help="list the bundled datasets").set_defaults(run=_datasets_command)
     commands.add_parser("methods", help="list the registered methods").set_defaults(run=_methods_command)
     return parser
@@ -114,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except ValueError as error:  # bad input: say what is wrong, no traceback
+    except (ValueError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback
         print(f"optrules: error: {error}", file=sys.stderr)
         return 2
 

@@ -29,7 +29,6 @@ Conventions of this implementation (see ``docs/discretization.md``):
 
 from __future__ import annotations
 
-import heapq
 import math
 import operator
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 __all__ = [
     "EXPECTED_FLOOR",
@@ -58,11 +58,6 @@ EXPECTED_FLOOR = 0.1
 #: class columns) are treated as ties and resolved by the leftmost-pair rule.
 _CHI2_DECIMALS = 9
 _CHI2_SCALE = 10.0**_CHI2_DECIMALS
-
-#: Number of classes up to which the merge loop updates chi-square values with
-#: plain Python arithmetic instead of numpy (faster for tiny tables; both paths
-#: give bit-identical results).
-_SCALAR_MAX_CLASSES = 32
 
 
 # --------------------------------------------------------------------------- #
@@ -242,30 +237,38 @@ def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
     return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
 
 
-def _pair_chi2(a: list[int], b: list[int]) -> float:
-    """Chi-square of the 2 x n_classes table with rows ``a`` and ``b``.
+@njit(cache=True)
+def _pair_chi2_kernel(a: np.ndarray, b: np.ndarray) -> float:
+    """Chi-square of the 2 x n_classes table with count rows ``a`` and ``b`` (compiled).
 
-    Plain-Python twin of :func:`_adjacent_chi2` (same operations in the same
-    order, hence the same IEEE result); used in the merge loop for few classes.
+    Scalar twin of :func:`_adjacent_chi2`: the same operations in the same order, hence the same
+    IEEE result, rounded to ``_CHI2_DECIMALS`` decimals half to even like ``np.rint``.
     """
-    ra = float(sum(a))
-    rb = float(sum(b))
+    ra = 0.0
+    rb = 0.0
+    for j in range(a.shape[0]):
+        ra += a[j]
+        rb += b[j]
     n = ra + rb
     total = 0.0
-    for aj, bj in zip(a, b):
-        cj = float(aj + bj)
+    for j in range(a.shape[0]):
+        cj = float(a[j] + b[j])
         ea = ra * cj / n
         eb = rb * cj / n
         if ea == 0.0:
             ea = EXPECTED_FLOOR
         if eb == 0.0:
             eb = EXPECTED_FLOOR
-        da = aj - ea
-        db = bj - eb
+        da = a[j] - ea
+        db = b[j] - eb
         total += da * da / ea
         total += db * db / eb
-    # round() on a float rounds half to even, like np.rint
-    return float(round(total * _CHI2_SCALE)) / _CHI2_SCALE
+    return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
+
+
+def _pair_chi2(a: Any, b: Any) -> float:
+    """Chi-square of the 2 x n_classes table with rows ``a`` and ``b`` (see :func:`_pair_chi2_kernel`)."""
+    return float(_pair_chi2_kernel(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)))
 
 
 # --------------------------------------------------------------------------- #
@@ -346,94 +349,119 @@ def _merge_intervals(
     max_intervals: int | None,
     min_intervals: int,
 ) -> np.ndarray:
-    """Bottom-up merging; returns the sorted start rows of the final intervals.
-
-    Intervals are kept in a doubly linked list indexed by their first row.
-    A min-heap holds ``(chi2, left_start, left_version, right_version)`` for
-    adjacent pairs; entries made stale by a merge are discarded lazily.  Each
-    merge recomputes only the two pairs that touch the merged interval.
-    """
-    m, k = table.shape
-    n_int = m
+    """Bottom-up merging; returns the sorted start rows of the final intervals."""
+    table = np.ascontiguousarray(table, dtype=np.int64)
     chi = _adjacent_chi2(table)
+    limit = -1 if max_intervals is None else int(max_intervals)
+    return _merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
 
-    def must_stop(top_chi: float) -> bool:
-        return top_chi >= threshold and (max_intervals is None or n_int <= max_intervals)
 
-    if n_int <= min_intervals:
-        return np.arange(m)
-    # quick exit: nothing to merge at all
-    if must_stop(float(chi.min())):
-        return np.arange(m)
+@njit(cache=True, inline="always")
+def _heap_before(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> bool:
+    """Entry ``a`` pops before ``b``: lower chi-square, then the leftmost pair."""
+    if chi[a] != chi[b]:
+        return chi[a] < chi[b]
+    return ints[a, 0] < ints[b, 0]
 
-    nxt = list(range(1, m + 1))  # nxt[i] == m means "no next interval"
-    prv = list(range(-1, m - 1))
-    ver = [0] * m
-    alive = [True] * m
-    scalar = k <= _SCALAR_MAX_CLASSES
-    if scalar:
-        counts: list = table.tolist()
-    else:
-        counts = [row.copy() for row in table]
 
-    heap = [(float(c), i, 0, 0) for i, c in enumerate(chi.tolist())]
-    heapq.heapify(heap)
-    push = heapq.heappush
-    pop = heapq.heappop
+@njit(cache=True)
+def _heap_swap(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> None:
+    chi[a], chi[b] = chi[b], chi[a]
+    for k in range(3):
+        ints[a, k], ints[b, k] = ints[b, k], ints[a, k]
+
+
+@njit(cache=True)
+def _heap_push(chi: np.ndarray, ints: np.ndarray, size: int, value: float, left: int,
+               left_version: int, right_version: int) -> int:
+    chi[size] = value
+    ints[size, 0], ints[size, 1], ints[size, 2] = left, left_version, right_version
+    at = size
+    while at > 0:
+        parent = (at - 1) // 2
+        if not _heap_before(chi, ints, at, parent):
+            break
+        _heap_swap(chi, ints, at, parent)
+        at = parent
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(chi: np.ndarray, ints: np.ndarray, size: int) -> int:
+    size -= 1
+    _heap_swap(chi, ints, 0, size)
+    at = 0
+    while True:
+        left = 2 * at + 1
+        if left >= size:
+            break
+        best = left
+        if left + 1 < size and _heap_before(chi, ints, left + 1, left):
+            best = left + 1
+        if not _heap_before(chi, ints, best, at):
+            break
+        _heap_swap(chi, ints, at, best)
+        at = best
+    return size
+
+
+@njit(cache=True)
+def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float, max_intervals: int,
+                  min_intervals: int) -> np.ndarray:
+    """ChiMerge's merge loop (compiled); ``max_intervals < 0`` means no maximum.
+
+    Intervals are kept in a doubly linked list indexed by their first row. A min-heap holds
+    ``(chi2, left start, left version, right version)`` for adjacent pairs; entries made stale by a
+    merge are discarded lazily. Each merge recomputes only the two pairs that touch the merged
+    interval, so the loop costs ``O(m log m)`` for ``m`` distinct values.
+    """
+    m = counts.shape[0]
+    n_int = m
+    alive = np.ones(m, dtype=np.bool_)
+    if n_int <= min_intervals or m < 2:
+        return np.flatnonzero(alive)
+    nxt = np.arange(1, m + 1)  # nxt[i] == m: no next interval
+    prv = np.arange(-1, m - 1)
+    version = np.zeros(m, dtype=np.int64)
+    capacity = 2 * m
+    heap_chi = np.empty(capacity, dtype=np.float64)
+    heap_ints = np.empty((capacity, 3), dtype=np.int64)
+    size = 0
+    for i in range(m - 1):
+        size = _heap_push(heap_chi, heap_ints, size, initial_chi[i], i, 0, 0)
 
     while n_int > min_intervals:
-        # drop stale entries from the top
-        while heap:
-            c, left, vl, vr = heap[0]
-            if alive[left] and ver[left] == vl:
+        while size > 0:  # drop stale entries from the top
+            left = heap_ints[0, 0]
+            if alive[left] and version[left] == heap_ints[0, 1]:
                 right = nxt[left]
-                if right < m and ver[right] == vr:
+                if right < m and version[right] == heap_ints[0, 2]:
                     break
-            pop(heap)
-        if not heap:
+            size = _heap_pop(heap_chi, heap_ints, size)
+        if size == 0:
             break
-        c, left, vl, vr = heap[0]
-        if must_stop(c):
+        top = heap_chi[0]
+        if top >= threshold and (max_intervals < 0 or n_int <= max_intervals):
             break
-        pop(heap)
-
+        left = heap_ints[0, 0]
+        size = _heap_pop(heap_chi, heap_ints, size)
         right = nxt[left]
-        # merge `right` into `left`
-        if scalar:
-            counts[left] = [p + q for p, q in zip(counts[left], counts[right])]
-        else:
-            counts[left] = counts[left] + counts[right]
+        counts[left] += counts[right]  # merge `right` into `left`
         alive[right] = False
         after = nxt[right]
         nxt[left] = after
         if after < m:
             prv[after] = left
-        ver[left] += 1
+        version[left] += 1
         n_int -= 1
-
         before = prv[left]
-        if scalar:
-            if before >= 0:
-                push(heap, (_pair_chi2(counts[before], counts[left]), before, ver[before], ver[left]))
-            if after < m:
-                push(heap, (_pair_chi2(counts[left], counts[after]), left, ver[left], ver[after]))
-        else:
-            rows = []
-            if before >= 0:
-                rows.append(counts[before])
-            rows.append(counts[left])
-            if after < m:
-                rows.append(counts[after])
-            if len(rows) > 1:
-                new = _adjacent_chi2(np.vstack(rows)).tolist()
-                pos = 0
-                if before >= 0:
-                    push(heap, (new[pos], before, ver[before], ver[left]))
-                    pos += 1
-                if after < m:
-                    push(heap, (new[pos], left, ver[left], ver[after]))
-
-    return np.flatnonzero(np.asarray(alive))
+        if before >= 0:
+            size = _heap_push(heap_chi, heap_ints, size, _pair_chi2_kernel(counts[before], counts[left]),
+                              before, version[before], version[left])
+        if after < m:
+            size = _heap_push(heap_chi, heap_ints, size, _pair_chi2_kernel(counts[left], counts[after]),
+                              left, version[left], version[after])
+    return np.flatnonzero(alive)
 
 
 # --------------------------------------------------------------------------- #

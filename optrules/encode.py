@@ -477,9 +477,13 @@ class FeatureLayout:
             chosen = [self.categories[j] for j in np.flatnonzero(values)]
             return CategoricalCondition(self.feature, chosen, negated=False, missing=missing)
         edges = np.diff(np.concatenate(([0], values.astype(np.int8), [0])))
-        starts = np.flatnonzero(edges == 1)
+        firsts = np.flatnonzero(edges == 1)
         lasts = np.flatnonzero(edges == -1) - 1
-        intervals = [self.value_interval(int(s), int(e)) for s, e in zip(starts, lasts)]
+        # value_interval(first, last) for every run of allowed bins, vectorised
+        bounds = np.concatenate(([self.low], np.asarray(self.cuts, dtype=float), [self.high]))
+        top = lasts == self.n_value_bins - 1
+        intervals = [Interval(low, high, True, closed) for low, high, closed in
+                     zip(bounds[firsts].tolist(), bounds[lasts + 1].tolist(), top.tolist())]
         return NumericCondition(self.feature, intervals, missing=missing)
 
 
@@ -672,6 +676,54 @@ class FeatureBinning:
     def transform(self, X: Any) -> Lattice:
         """The inverse one-hot encoding of X as a packed :class:`Lattice`."""
         return Lattice.from_bools(self.inverse_one_hot(X), self.widths, self.features_)
+
+    @property
+    def starts(self) -> np.ndarray:
+        """First bit of each feature's block, in feature order (int64)."""
+        self._check_fitted()
+        return self._starts.copy()
+
+    def n_conditions(self, elements: Any) -> np.ndarray:
+        """Number of conditions of each element's rule (``len(decode(a))``, without decoding): the
+        features whose block holds a one. ``elements`` is a (k, n_bits) bool matrix."""
+        self._check_fitted()
+        elements = np.asarray(elements, dtype=bool)
+        if elements.ndim != 2 or elements.shape[1] != self.n_bits:
+            raise ValueError(f"elements must be (k, {self.n_bits}) bool, got shape {elements.shape}")
+        ones = np.zeros((elements.shape[0], self.n_bits + 1), dtype=np.int64)
+        np.cumsum(elements, axis=1, out=ones[:, 1:])
+        stops = np.array([lay.stop for lay in self.layout_], dtype=np.int64)
+        return ((ones[:, stops] - ones[:, self._starts]) > 0).sum(axis=1)
+
+    def coverage(self, elements: Any, codes: Any) -> np.ndarray:
+        """(k, n) bool: element ``j`` covers sample ``i`` (``elements[j] <= inverse_one_hot(X)[i]``).
+
+        ``elements`` is a (k, n_bits) bool matrix, ``codes`` the samples' :meth:`bin_index`. Equal to
+        ``self.transform(X).leq_matrix(elements)`` without encoding the samples: an element covers a
+        sample when, in every feature, the sample's bin is one of the element's zeros (a sample in no
+        bin has an all-zero block, covered only by elements with no one in that feature). The work
+        and memory are ``O(k x n)`` plus the features each element restricts.
+        """
+        self._check_fitted()
+        elements = np.asarray(elements, dtype=bool)
+        codes = np.asarray(codes, dtype=np.int64)
+        if elements.ndim != 2 or elements.shape[1] != self.n_bits:
+            raise ValueError(f"elements must be (k, {self.n_bits}) bool, got shape {elements.shape}")
+        if codes.ndim != 2 or codes.shape[1] != len(self.layout_):
+            raise ValueError(f"codes must be (n, {len(self.layout_)}), got shape {codes.shape}")
+        out = np.ones((elements.shape[0], codes.shape[0]), dtype=bool)
+        for k, lay in enumerate(self.layout_):
+            block = elements[:, lay.start:lay.stop]
+            restricted = np.flatnonzero(block.any(axis=1))
+            if restricted.size == 0:
+                continue
+            column = codes[:, k]
+            in_bin = column >= 0
+            allowed = ~block[restricted]
+            ok = np.zeros((restricted.size, codes.shape[0]), dtype=bool)  # no bin: not covered
+            ok[:, in_bin] = allowed[:, column[in_bin]]
+            out[restricted] &= ok
+        return out
 
     def lattice(self, elements: str | Iterable[str] | Any) -> Lattice:
         """Lattice elements with this layout, from bit strings or a 0/1 matrix."""

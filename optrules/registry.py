@@ -12,6 +12,7 @@ from typing import Any
 
 from optrules.clsvm import CLSVMClassifier
 from optrules.estimators import RulesetClassifier, SetCoverClassifier
+from optrules.learners.decision_list import DecisionListClassifier
 from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.ruleset import Ruleset
 
@@ -48,6 +49,22 @@ METHODS: dict[str, Method] = {
                test_params={"n_estimators": 3, "random_state": 0}),
         Method("bottom-up", BottomUpClassifier, False,
                "LIBRE's base bottom-up learner on all features, greedy weighted set cover"),
+        Method("append", DecisionListClassifier, False,
+               "decision list, CN2 order: best Laplace rule appended, covered cases removed (each rule "
+               "by exact OPUS-style search, the list greedily)",
+               fixed={"strategy": "append"}, kind="list"),
+        Method("append-p2", DecisionListClassifier, False,
+               "append, stopping when no rule beats the Laplace value of 2 positives, 0 negatives "
+               "(exact rule search, greedy list)",
+               fixed={"strategy": "append-p2"}, kind="list"),
+        Method("prepend", DecisionListClassifier, False,
+               "decision list grown from the default rule by prepending the rule that best fixes its "
+               "errors (exact rule search, greedy list)",
+               fixed={"strategy": "prepend"}, kind="list"),
+        Method("prepend-ip2", DecisionListClassifier, False,
+               "prepend with intern (each rule as deep as accuracy allows) and p2 pruning of small "
+               "disjuncts (exact rule search, greedy list)",
+               fixed={"strategy": "prepend-ip2"}, kind="list"),
         Method("svm-o", CLSVMClassifier, False,
                "linear SVM scorecard, one score per category (CLSVM paper's SVM_O baseline)",
                fixed={"strategy": "svm-o"}, kind="score"),

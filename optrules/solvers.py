@@ -21,6 +21,7 @@ import importlib.metadata
 import logging
 import math
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field, fields
@@ -44,6 +45,12 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Held during every solver call. Solver output is silenced by redirecting the process's file
+#: descriptors (``capture_output(capture_fd=True)``), which two threads cannot do at once (measured:
+#: two Pyomo/HiGHS solves in two threads fail), so solves in one process run one at a time; run
+#: processes (joblib's default backend, Dask workers) to solve in parallel.
+_SOLVE_LOCK = threading.RLock()
 
 #: Modelling interfaces a model can come from.
 INTERFACES: tuple[str, ...] = ("pyomo", "cvxpy")
@@ -796,7 +803,30 @@ def solve(
     native = _native_options(opts, backend.options)
     verbose = opts["verbose"]
 
-    start = time.perf_counter()
+    with _SOLVE_LOCK:  # one solve at a time per process (see _SOLVE_LOCK)
+        start = time.perf_counter()
+        out = _run(model, interface, backend, native, opts, verbose, warm_start, maximize, solver)
+        seconds = time.perf_counter() - start
+
+    status, termination, gap, bound = _judge(out, problem_class, backend)
+    return SolveReport(
+        solver=spec.name,
+        solver_version=out.version,
+        problem_class=problem_class,
+        status=status,
+        termination=termination,
+        objective=out.objective if status in (Status.OPTIMAL, Status.FEASIBLE) else None,
+        best_bound=bound,
+        gap=gap,
+        solve_seconds=seconds,
+        build_seconds=float(build_seconds),
+        options=opts,
+    )
+
+
+def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], opts: dict[str, Any],
+         verbose: bool, warm_start: bool, maximize: bool, solver: str) -> _Outcome:
+    """One solver call through the model's interface; a crash inside the solver becomes an outcome."""
     try:
         if backend.module == "highspy" and "threads" in opts:
             # HiGHS keeps one thread scheduler per process and fails (status kNotset) when a
@@ -815,20 +845,5 @@ def solve(
     except Exception as exc:  # a solver crash is a result to report, not a reason to lose a CV run
         logger.warning("solver %s failed: %s: %s", solver, type(exc).__name__, exc)
         out = _Outcome(f"error: {type(exc).__name__}: {exc}", False, version=_version(backend))
-    seconds = time.perf_counter() - start
-
-    status, termination, gap, bound = _judge(out, problem_class, backend)
-    return SolveReport(
-        solver=spec.name,
-        solver_version=out.version,
-        problem_class=problem_class,
-        status=status,
-        termination=termination,
-        objective=out.objective if status in (Status.OPTIMAL, Status.FEASIBLE) else None,
-        best_bound=bound,
-        gap=gap,
-        solve_seconds=seconds,
-        build_seconds=float(build_seconds),
-        options=opts,
-    )
+    return out
 

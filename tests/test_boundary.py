@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules.encode import Lattice
-from optrules.learners.boundary import (BoundaryResult, TraceStep, find_boundary,
+from optrules.learners.boundary import (BoundaryResult, TraceStep, ZeroRows, find_boundary,
                                         find_boundary_result)
 
 
@@ -238,3 +238,55 @@ def test_more_than_one_word():
     for h in ("H1", "H2"):
         result = find_boundary_result(positives, negatives, h)
         check_boundary(positives, negatives, result.points, result.conflicting)
+
+
+# --------------------------------------------------------------------------- kernel vs reference
+def assert_same_result(positives, negatives, heuristic, counts=None):
+    """The compiled kernel (no trace) and the NumPy reference (trace) give the same boundary."""
+    fast = find_boundary_result(positives, negatives, heuristic, positive_counts=counts)
+    slow = find_boundary_result(positives, negatives, heuristic, positive_counts=counts, trace=[])
+    assert np.array_equal(fast.points, slow.points)
+    assert np.array_equal(fast.seeds, slow.seeds)
+    assert np.array_equal(fast.conflicting, slow.conflicting)
+
+
+@pytest.mark.parametrize("heuristic", ["H1", "H2"])
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(data=random_bit_data(), counts=st.lists(st.integers(1, 5), min_size=10, max_size=10))
+def test_kernel_equals_reference_random_bits(heuristic, data, counts):
+    positives, negatives = data
+    assert_same_result(positives, negatives, heuristic)
+    assert_same_result(positives, negatives, heuristic, counts[:len(positives)])
+
+
+@pytest.mark.parametrize("heuristic", ["H1", "H2"])
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(data=inverse_one_hot_data())
+def test_kernel_equals_reference_inverse_one_hot(heuristic, data):
+    assert_same_result(*data, heuristic)
+
+
+@pytest.mark.parametrize("heuristic", ["H1", "H2"])
+def test_kernel_equals_reference_larger(heuristic):
+    # many bins per feature and many ties in |S_i^0| (the lazy heap's stale entries get exercised)
+    rng = np.random.default_rng(11)
+    widths = [30, 25, 40, 12]
+    starts = np.cumsum([0] + widths[:-1])
+    codes = np.column_stack([rng.integers(0, w, 400) for w in widths])
+    label = rng.random(400) < 0.5
+    pos_codes, counts = np.unique(codes[label], axis=0, return_counts=True)
+    neg_codes = np.unique(codes[~label], axis=0)
+    positives = ZeroRows.from_codes(pos_codes, starts, sum(widths))
+    negatives = ZeroRows.from_codes(neg_codes, starts, sum(widths))
+    assert_same_result(positives, negatives, heuristic, counts)
+    result = find_boundary_result(positives, negatives, heuristic, positive_counts=counts)
+    check_boundary(positives.to_bools(), negatives.to_bools(), result.points, result.conflicting)
+
+
+def test_zero_rows_from_codes_matches_the_inverse_one_hot_bits():
+    codes = np.array([[0, 2], [1, -1], [1, 0]])
+    rows = ZeroRows.from_codes(codes, [0, 2], 5)
+    assert [("".join("1" if b else "0" for b in r)) for r in rows.to_bools()] == ["01110", "10111", "10011"]
+    assert np.array_equal(ZeroRows.from_bools(rows.to_bools()).col, rows.col)
+    with pytest.raises(ValueError, match="outside"):
+        ZeroRows.from_codes(codes, [0, 3], 5)

@@ -404,6 +404,11 @@ def test_order_matches_decoded_rules(problem: tuple[FeatureBinning, pd.DataFrame
     ruleset = Ruleset("set", rules, 0, binning.features_, (0, 1), positive=1)
     covered = ruleset.covers(everything)
     assert np.array_equal(lattice.leq_matrix(elements).T, covered)
+    # the same order test straight from bin indices (unseen and missing values included), and the
+    # rule sizes without decoding
+    element_bits = binning.lattice(elements).to_bools()
+    assert np.array_equal(binning.coverage(element_bits, binning.bin_index(everything)), covered.T)
+    assert binning.n_conditions(element_bits).tolist() == [len(binning.decode(a)) for a in element_bits]
     for k, a in enumerate(elements):
         assert np.array_equal(lattice.leq(a), covered[:, k])
     # the decoded rules survive serialisation unchanged

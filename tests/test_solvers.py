@@ -741,3 +741,17 @@ def test_report_is_hashable_and_frozen() -> None:
     with pytest.raises(AttributeError):
         report.status = Status.ERROR  # type: ignore[misc]
     assert math.isfinite(report.solve_seconds)
+
+
+def test_solves_from_several_threads_all_succeed() -> None:
+    # solver output capture redirects the process's file descriptors: without the solve lock,
+    # concurrent Pyomo/HiGHS solves in threads failed (status "error")
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(_: int) -> SolveReport:
+        return solve(pyomo_milp(), PC.MILP, "highs")
+
+    with ThreadPoolExecutor(4) as pool:
+        reports = list(pool.map(one, range(8)))
+    assert [r.status for r in reports] == [Status.OPTIMAL] * 8
+    assert all(r.objective == pytest.approx(knapsack_optimum()) for r in reports)

@@ -54,10 +54,17 @@ Choices (documented, where the paper leaves room)
 * **Duplicates.** Inputs are expected deduplicated. Duplicated negatives are harmless; duplicated
   positives count twice in ``|S_i^0|`` and ``|D+_i^0|`` (as if given a multiplicity).
 
-Complexity: the distance of each negative ``y`` to the current point, ``c_y = d_l(p, y)``, is
-computed once per seed (from the sparse zeros of the negatives) and decremented for the negatives with ``y(i) = 0`` when bit
-``i`` is flipped off; ``d_l(p, D-_j^0) = min {c_y : y(j) = 0}`` only decreases, so it is updated from
-the affected negatives alone ("the distance is computed only once, and updated at each iteration").
+Implementations
+---------------
+:func:`find_boundary_result` runs the compiled kernel :mod:`optrules.learners.boundary_kernel`: rows
+are kept as their zeros (:class:`ZeroRows`; an inverse one-hot row has one zero per feature), the
+best bit comes from a lazy max-heap (``|S_i^0|`` and ``|D+_i^0|`` are fixed during a call of
+Algorithm 2 and the distance only decreases, so a stale key is only ever too good), and ``c_y =
+d_l(p, y)`` is decremented for the negatives with ``y(i) = 0`` when bit ``i`` is flipped off: a call
+costs ``O(d log d + zeros of D-)``. The NumPy functions of this module are the readable reference
+("the distance is computed only once, and updated at each iteration", with an ``O(d)`` scan for the
+best bit); they run when a ``trace`` is requested, and the tests check that both give the same
+points, seeds and conflicting positives.
 """
 
 from __future__ import annotations
@@ -68,8 +75,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from optrules.encode import Lattice, pack_bits
+from optrules.learners.boundary_kernel import boundary_kernel
 
-__all__ = ["BoundaryResult", "TraceStep", "find_boundary", "find_boundary_result", "HEURISTICS"]
+__all__ = ["BoundaryResult", "TraceStep", "ZeroRows", "find_boundary", "find_boundary_result", "HEURISTICS"]
 
 #: Names of the greedy heuristics of Algorithm 2.
 HEURISTICS = ("H1", "H2")
@@ -121,6 +129,61 @@ def _as_bools(rows: Any, name: str) -> np.ndarray:
             raise ValueError(f"{name} must contain only 0 and 1")
         array = array.astype(bool)
     return np.ascontiguousarray(array)
+
+
+@dataclass(frozen=True)
+class ZeroRows:
+    """Lattice rows given by their zeros (CSR): row ``r``'s zeros are ``col[ptr[r]:ptr[r + 1]]``.
+
+    Inverse one-hot rows have one zero per feature, so this takes ``O(rows x features)`` memory where
+    a (rows x bits) matrix would take ``O(rows x bins)``; :meth:`from_codes` builds it straight from
+    bin indices.
+    """
+
+    ptr: np.ndarray
+    col: np.ndarray
+    n_bits: int
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.ptr.shape[0] - 1)
+
+    @classmethod
+    def empty(cls, n_bits: int) -> ZeroRows:
+        return cls(np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), int(n_bits))
+
+    @classmethod
+    def from_bools(cls, bits: np.ndarray) -> ZeroRows:
+        rows, cols = np.nonzero(~np.asarray(bits, dtype=bool))  # row-major: CSR order
+        ptr = np.zeros(bits.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=bits.shape[0]), out=ptr[1:])
+        return cls(ptr, cols.astype(np.int64), int(bits.shape[1]))
+
+    @classmethod
+    def from_codes(cls, codes: Any, starts: Any, n_bits: int) -> ZeroRows:
+        """Inverse one-hot rows from bin indices: ``codes[r, f] >= 0`` puts a zero at bit
+        ``starts[f] + codes[r, f]``; ``-1`` (no bin) gives the feature no zero."""
+        codes = np.asarray(codes, dtype=np.int64)
+        starts = np.asarray(starts, dtype=np.int64)
+        if codes.ndim != 2 or starts.shape != (codes.shape[1],):
+            raise ValueError(f"codes must be (rows, features) with one start per feature, got "
+                             f"{codes.shape} and {starts.shape}")
+        has_zero = codes >= 0
+        ptr = np.zeros(codes.shape[0] + 1, dtype=np.int64)
+        np.cumsum(has_zero.sum(axis=1), out=ptr[1:])
+        col = (codes + starts)[has_zero]  # row-major; ascending within a row when starts ascend
+        if col.size and (col.min() < 0 or col.max() >= n_bits):
+            raise ValueError(f"a bin index falls outside the {n_bits} bits")
+        return cls(ptr, col, int(n_bits))
+
+    @classmethod
+    def of(cls, rows: Any, name: str) -> ZeroRows:
+        return rows if isinstance(rows, ZeroRows) else cls.from_bools(_as_bools(rows, name))
+
+    def to_bools(self) -> np.ndarray:
+        out = np.ones((self.n_rows, self.n_bits), dtype=bool)
+        out[np.repeat(np.arange(self.n_rows), np.diff(self.ptr)), self.col] = False
+        return out
 
 
 def _as_counts(counts: Any, n: int, name: str) -> np.ndarray:
@@ -269,7 +332,8 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
     Parameters
     ----------
     positives, negatives:
-        Distinct lattice elements as (n, d) bool / 0-1 matrices (or :class:`~optrules.encode.Lattice`).
+        Distinct lattice elements as (n, d) bool / 0-1 matrices, a :class:`~optrules.encode.Lattice`,
+        or :class:`ZeroRows` (each row given by its zeros, for large inverse one-hot data).
     heuristic:
         ``"H1"`` = maximise ``(|S_i^0|, |D+_i^0|, d_l)`` (fewer points) or ``"H2"`` = maximise
         ``(d_l, |S_i^0|, |D+_i^0|)`` (fewer ones per point); ties to the lowest bit.
@@ -279,7 +343,9 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
     negative_counts:
         Optional multiplicities of the negatives; validated, not used (a conflict needs one negative).
     trace:
-        Optional list receiving one :class:`TraceStep` per iteration of Algorithm 2.
+        Optional list receiving one :class:`TraceStep` per iteration of Algorithm 2 (this runs the
+        NumPy reference implementation; otherwise the compiled kernel
+        :mod:`optrules.learners.boundary_kernel` runs, with the same result).
 
     Every returned point ``a`` covers at least one positive, covers no negative, turns into an element
     below some negative when any of its ones is flipped off (boundary point, Definitions 2.5/3.3), and
@@ -288,16 +354,25 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
     key = str(heuristic).upper()
     if key not in HEURISTICS:
         raise ValueError(f"heuristic must be one of {HEURISTICS}, got {heuristic!r}")
-    pos = _as_bools(positives, "positives")
-    neg = _as_bools(negatives, "negatives")
-    if neg.shape[0] == 0 and neg.shape[1] != pos.shape[1]:
-        neg = np.zeros((0, pos.shape[1]), dtype=bool)
-    if pos.shape[1] != neg.shape[1]:
-        raise ValueError(f"positives have {pos.shape[1]} bits but negatives {neg.shape[1]}")
-    n_pos, d = pos.shape
-    weights = _as_counts(positive_counts, n_pos, "positive_counts")
-    _as_counts(negative_counts, neg.shape[0], "negative_counts")
+    pos = ZeroRows.of(positives, "positives")
+    neg = ZeroRows.of(negatives, "negatives")
+    if neg.n_rows == 0 and neg.n_bits != pos.n_bits:
+        neg = ZeroRows.empty(pos.n_bits)
+    if pos.n_bits != neg.n_bits:
+        raise ValueError(f"positives have {pos.n_bits} bits but negatives {neg.n_bits}")
+    weights = _as_counts(positive_counts, pos.n_rows, "positive_counts")
+    _as_counts(negative_counts, neg.n_rows, "negative_counts")
+    if trace is not None:
+        return _reference_boundary(pos.to_bools(), neg.to_bools(), weights, key, trace)
+    points, seeds, conflicting = boundary_kernel(pos.n_bits, pos.ptr, pos.col, weights,
+                                                 neg.ptr, neg.col, key == "H2")
+    return BoundaryResult(points, seeds, conflicting)
 
+
+def _reference_boundary(pos: np.ndarray, neg: np.ndarray, weights: np.ndarray, key: str,
+                        trace: list | None) -> BoundaryResult:
+    """The NumPy reference of Algorithm 1 (readable, ``O(d^2)`` per point; records the trace)."""
+    n_pos, d = pos.shape
     pos_words = pack_bits(pos)
     neg_words = pack_bits(neg)
     pos_zero = ~pos

@@ -60,10 +60,10 @@ import pandas as pd
 
 from optrules.cover import CoverInstance
 from optrules.data import Schema, binarize_target
-from optrules.encode import FeatureBinning, Lattice
+from optrules.encode import FeatureBinning
 from optrules.estimators import RulesetClassifier
 from optrules.exact.set_cover import solve_set_cover
-from optrules.learners.boundary import HEURISTICS, find_boundary
+from optrules.learners.boundary import HEURISTICS, ZeroRows, find_boundary
 from optrules.learners.selection import greedy_cover
 from optrules.ruleset import Ruleset
 
@@ -78,20 +78,32 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
 
 
-def learn_subset(positives: np.ndarray, positive_counts: np.ndarray, negatives: np.ndarray,
+def learn_subset(positives: ZeroRows, positive_counts: np.ndarray, negatives: ZeroRows,
                  heuristic: str) -> np.ndarray:
     """One weak learner: the boundary set of distinct restricted positives against distinct negatives.
 
     A module-level function so that joblib worker processes can import it; the arguments are the
-    (small) deduplicated bool rows of one feature subset.
+    deduplicated rows of one feature subset, given by their zeros (one per feature).
     """
     return find_boundary(positives, negatives, heuristic, positive_counts=positive_counts)
 
 
-def _distinct_rows(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a bool matrix (sorted as bit strings) and their multiplicities."""
-    distinct, counts, _ = Lattice.from_bools(bits).unique_with_counts()
-    return distinct.to_bools(), counts
+def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of an integer matrix (ascending, lexicographic) and their multiplicities.
+
+    On bin indices the order is that of the inverse one-hot bit strings (a smaller bin in the first
+    differing feature puts its 0 first), so the base learner sees the rows as a sorted lattice.
+    """
+    if codes.shape[0] == 0:
+        return codes, np.zeros(0, dtype=np.int64)
+    distinct, counts = np.unique(codes, axis=0, return_counts=True)
+    return distinct, counts.astype(np.int64)
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One opaque, comparable key per row (equal rows, equal keys)."""
+    rows = np.ascontiguousarray(rows)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 def resolve_conflicts(positives: np.ndarray, positive_counts: np.ndarray, negatives: np.ndarray,
@@ -101,14 +113,12 @@ def resolve_conflicts(positives: np.ndarray, positive_counts: np.ndarray, negati
     A row seen as p positives and n negatives stays positive when ``alpha * p > (1 - alpha) * n``
     and negative otherwise, and leaves the other class's set: the weak learner then learns a
     Boolean function of the resolved, consistent truth table, whose points may cover the outvoted
-    training samples. Returns (positives, their counts, negatives).
+    training samples. Rows are distinct rows of bin indices (or of bits). Returns (positives, their
+    counts, negatives).
     """
-    if positives.shape[0] == 0 or negatives.shape[0] == 0:
+    if positives.shape[0] == 0 or negatives.shape[0] == 0 or positives.shape[1] == 0:
         return positives, positive_counts, negatives
-    width = max(1, -(-positives.shape[1] // 8))
-    key = lambda rows: np.ascontiguousarray(np.packbits(rows, axis=1)).view(np.dtype((np.void, width))).ravel()
-    pos_keys, neg_keys = key(positives), key(negatives)
-    _, in_pos, in_neg = np.intersect1d(pos_keys, neg_keys, return_indices=True)
+    _, in_pos, in_neg = np.intersect1d(_row_keys(positives), _row_keys(negatives), return_indices=True)
     positive_wins = alpha * positive_counts[in_pos] > (1 - alpha) * negative_counts[in_neg]
     keep_pos = np.ones(positives.shape[0], dtype=bool)
     keep_neg = np.ones(negatives.shape[0], dtype=bool)
@@ -288,7 +298,7 @@ class LibreClassifier(RulesetClassifier):
                 subsets.append(subset)
         return subsets
 
-    def _run_learners(self, jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    def _run_learners(self, jobs: list[tuple[ZeroRows, np.ndarray, ZeroRows]],
                       heuristic: str) -> list[np.ndarray]:
         workers = self._workers()
         if workers in (None, 1) or len(jobs) <= 1:
@@ -309,23 +319,27 @@ class LibreClassifier(RulesetClassifier):
             params["max_intervals"] = int(self.max_intervals)
         binning = FeatureBinning(method="chimerge", **params)
         binning.fit(X, is_positive, categorical=list(schema.categorical_features))
-        lattice = binning.transform(X)
-        bits = lattice.to_bools()
-        n_bits = bits.shape[1]
+        codes = binning.bin_index(X)  # (samples, features): the inverse one-hot rows, by their zeros
+        n_bits = binning.n_bits
+        widths = np.array(binning.widths, dtype=np.int64)
 
         # 2. weak learners on distinct random feature subsets
         subsets = self._draw_subsets(len(binning.layout_), rng)
         columns = [np.concatenate([np.arange(binning.layout_[k].start, binning.layout_[k].stop)
                                    for k in subset]).astype(np.int64) for subset in subsets]
-        pos_bits, neg_bits = bits[is_positive], bits[~is_positive]
+        pos_codes, neg_codes = codes[is_positive], codes[~is_positive]
         jobs = []
-        for cols in columns:
-            positives, counts = _distinct_rows(pos_bits[:, cols])
-            negatives, negative_counts = _distinct_rows(neg_bits[:, cols])
+        for subset in subsets:
+            features = list(subset)
+            starts = np.concatenate([[0], np.cumsum(widths[features])[:-1]]).astype(np.int64)
+            local_bits = int(widths[features].sum())
+            positives, counts = _distinct_rows(pos_codes[:, features])
+            negatives, negative_counts = _distinct_rows(neg_codes[:, features])
             if self.conflicts == "majority":
                 positives, counts, negatives = resolve_conflicts(positives, counts, negatives,
                                                                  negative_counts, float(self.alpha))
-            jobs.append((positives, counts, negatives))
+            jobs.append((ZeroRows.from_codes(positives, starts, local_bits), counts,
+                         ZeroRows.from_codes(negatives, starts, local_bits)))
         found = self._run_learners(jobs, heuristic)
         boundaries = []
         for cols, points in zip(columns, found):
@@ -338,12 +352,12 @@ class LibreClassifier(RulesetClassifier):
         if union.shape[0]:
             _, first = np.unique(union, axis=0, return_index=True)
             union = union[np.sort(first)]  # distinct points, in the order found
-        coverage = lattice.leq_matrix(union) if union.shape[0] else np.zeros((0, len(lattice)), bool)
+        coverage = binning.coverage(union, codes)  # (points, samples)
         ranked = rank_boundary(coverage, is_positive, union.sum(axis=1), float(self.min_local_support),
                                self.top_k)
         candidates = union[ranked]
         cand_cover = coverage[ranked].T  # samples x candidates
-        atoms = np.array([len(binning.decode(point)) for point in candidates], dtype=float)
+        atoms = binning.n_conditions(candidates).astype(float)
         instance = CoverInstance.from_samples(cand_cover, is_positive, float(self.alpha),
                                               np.full(len(ranked), float(self.rule_cost)))
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),

@@ -1,0 +1,83 @@
+"""``optrules compare DATASET``: the default exact and heuristic methods on one stratified hold-out split.
+
+The default methods are :data:`PREFERENCE` filtered by what is registered, so a method joins the
+comparison as soon as its branch registers it under one of these names; the list keeps one or two
+methods per family (set cover exact and greedy, LIBRE and its base learner, the Cluster-SVM
+strategies SVM_C and CLM, the decision lists prepend and append) to stay well under a minute on the
+bundled datasets. Exact methods get a solver time limit (``time_limit`` seconds per solve); one
+stopped at the limit shows its status and gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from optrules.experiments.config import load_config
+from optrules.experiments.run import execute, results_frame
+from optrules.registry import METHODS
+from optrules.ruleset import Ruleset
+
+__all__ = ["PREFERENCE", "Comparison", "compare", "default_methods"]
+
+#: Methods compared by default, in this order, when registered.
+PREFERENCE = ("setcover", "setcover-greedy", "libre", "bottom-up", "svm-c", "clm", "prepend-ip2", "append")
+
+
+def default_methods() -> list[str]:
+    """:data:`PREFERENCE` restricted to the registered methods."""
+    return [name for name in PREFERENCE if name in METHODS]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The result of :func:`compare`; ``str()`` is what ``optrules compare`` prints."""
+
+    dataset: str
+    positive: Any
+    seed: int
+    results: pd.DataFrame  #: one row per method, the columns of ``optrules.experiments.COLUMNS``
+    rulesets: dict[str, Ruleset]  #: method -> its Ruleset learned on the training split
+
+    def __str__(self) -> str:
+        first = self.results.iloc[0]
+        lines = [f"# {self.dataset}: {first['n_train']} training / {first['n_test']} test samples "
+                 f"(stratified hold-out, seed {self.seed}), positive class {self.positive!r}", "",
+                 f"{'method':18s}{'kind':>10s}{'F1':>7s}{'acc.':>7s}{'bal.acc.':>9s}{'rules':>7s}"
+                 f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':8s}{'status':10s}{'gap':>7s}"]
+        for row in self.results.itertuples(index=False):
+            gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
+            lines.append(f"{row.method:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
+                         f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{row.n_rules:7d}{row.avg_atoms:11.2f}"
+                         f"{row.fit_seconds:8.2f}  {_text(row.solver):8s}{_text(row.status):10s}{gap:>7s}")
+        for method, ruleset in self.rulesets.items():
+            lines += ["", f"## {method}: {ruleset.n_rules} rules, {ruleset.n_atoms} atoms", str(ruleset)]
+        return "\n".join(lines)
+
+
+def _text(value: Any) -> str:
+    return "-" if pd.isna(value) else str(value)
+
+
+def compare(dataset: str, methods: list[str] | None = None, test_size: float = 0.3, seed: int = 0,
+            time_limit: float = 10.0, jobs: int = 1) -> Comparison:
+    """Fit ``methods`` (default :func:`default_methods`) with their default parameters on a stratified
+    ``1 - test_size`` training split of bundled ``dataset`` and score them on the rest."""
+    entries = []
+    for name in methods or default_methods():
+        entry: dict[str, Any] = {"name": name}
+        if name in METHODS and "solver_options" in METHODS[name].estimator().get_params():
+            entry["solver_options"] = {"time_limit": time_limit}
+        entries.append(entry)
+    config = load_config({
+        "title": f"compare {dataset}",
+        "datasets": [{"name": dataset}],
+        "protocol": {"kind": "splits", "repeats": 1, "train_size": 1.0 - test_size, "seed": seed},
+        "methods": entries,
+        "parallel": {"jobs": jobs},
+    })
+    resolved, outcomes = execute(config, verbose=False)
+    return Comparison(resolved.datasets[0].name, resolved.datasets[0].positive, seed, results_frame(outcomes),
+                      {o.row["method"]: o.ruleset for o in outcomes})

@@ -1,0 +1,386 @@
+"""Experiment configuration: a TOML file or the same structure as a Python dict, validated once.
+
+A configuration names the datasets, the evaluation protocol, the methods (each with its parameters,
+solver and solver options) and how to run the fits in parallel::
+
+    title = "exact vs greedy set cover"
+
+    [protocol]
+    kind = "kfold"            # stratified k-fold; or "splits": repeated stratified random splits
+    folds = 5                 # kfold only
+    seed = 0
+
+    [[datasets]]
+    name = "tic_tac_toe"      # a bundled dataset (optrules datasets)
+
+    [[datasets]]
+    path = "my_data.csv.gz"   # any CSV in the same format, relative to the config file
+    label = "class"
+    positive = "yes"
+
+    [[methods]]
+    name = "setcover"
+    solver = "scip"           # swapping solvers is editing this line
+    solver_options = { time_limit = 60 }
+    params = { alpha = 0.7, candidates = { max_len = 2 } }
+    meta = ["n_candidates"]   # Ruleset.meta entries copied into the table (columns meta.<key>)
+
+    [parallel]
+    backend = "loky"          # "loky" (worker processes) or "dask"
+    jobs = 2
+
+Every mistake is a :class:`ConfigError` naming the entry and the problem: an unknown key, method,
+parameter, solver or dataset, a CSV file that does not exist, a malformed TOML file (with its line).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+
+from optrules.datasets import info, load, load_csv
+from optrules.registry import get_method, make_estimator
+from optrules.solvers import SOLVERS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI
+    import tomli as tomllib
+
+__all__ = ["ConfigError", "DatasetSpec", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
+           "load_config"]
+
+#: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
+#: output streams and fail when two run at once in one process.
+BACKENDS = ("loky", "dask")
+PROTOCOLS = ("kfold", "splits")
+
+
+class ConfigError(ValueError):
+    """An experiment configuration that cannot run; the message names the entry and the problem."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One dataset: a bundled one (``path`` is None) or a CSV file with its label column.
+
+    ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
+    class, else the minority class).
+    """
+
+    name: str
+    path: str | None = None
+    label: str = "class"
+    positive: Any = None
+    categorical: tuple[str, ...] = ()
+
+    def load(self) -> tuple[pd.DataFrame, pd.Series]:
+        if self.path is None:
+            X, y = load(self.name)
+            if self.positive is not None and self.positive not in set(y):
+                raise ConfigError(f"dataset {self.name!r}: positive class {self.positive!r} is not a label; "
+                                  f"labels: {sorted(set(y))}")
+            return X, y
+        return load_csv(self.path, label=self.label, positive=self.positive,
+                        categorical=list(self.categorical) or None)
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.path is None:
+            return _without_none({"name": self.name, "positive": self.positive})
+        return _without_none({"name": self.name, "path": self.path, "label": self.label,
+                              "positive": self.positive, "categorical": list(self.categorical) or None})
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One method of the registry under a label (unique in the experiment) with its parameters.
+
+    ``params`` holds everything passed to the estimator, ``solver`` and ``solver_options`` included.
+    ``meta`` names the entries of the fitted ``Ruleset.meta`` copied into the result table (columns
+    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own.
+    """
+
+    label: str
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    meta: tuple[str, ...] = ()
+
+    @property
+    def exact(self) -> bool:
+        return get_method(self.name).exact
+
+    def accepts(self, parameter: str) -> bool:
+        return parameter in get_method(self.name).estimator().get_params()
+
+    def to_dict(self) -> dict[str, Any]:
+        params = dict(self.params)
+        entry: dict[str, Any] = {"name": self.name, "label": self.label}
+        for key in ("solver", "solver_options"):
+            if key in params:
+                entry[key] = params.pop(key)
+        entry["params"] = params
+        if self.meta:
+            entry["meta"] = list(self.meta)
+        return entry
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` stratified random splits with
+    ``train_size`` (a fraction in (0, 1) or a number of rows) (``kind="splits"``); ``seed`` fixes the
+    splits and the methods' random states."""
+
+    kind: str = "kfold"
+    folds: int = 5
+    repeats: int = 10
+    train_size: float | int = 0.7
+    seed: int = 0
+
+    def splits(self, y: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(train indices, test indices) of every fold or repeat, stratified on the labels ``y``."""
+        if self.kind == "kfold":
+            splitter = StratifiedKFold(self.folds, shuffle=True, random_state=self.seed)
+        else:
+            splitter = StratifiedShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
+        return list(splitter.split(np.zeros((len(y), 1)), y.to_numpy()))
+
+    def method_seed(self, fold: int) -> int:
+        """The ``random_state`` given to randomised methods on fold ``fold``: set by the seed alone,
+        so it does not depend on where or in which order the fits run."""
+        return int(np.random.SeedSequence([self.seed, fold]).generate_state(1)[0])
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.kind == "kfold":
+            return {"kind": self.kind, "folds": self.folds, "seed": self.seed}
+        return {"kind": self.kind, "repeats": self.repeats, "train_size": self.train_size, "seed": self.seed}
+
+
+@dataclass(frozen=True)
+class Parallel:
+    """How the fits run: ``jobs`` joblib workers of ``backend`` (1: one after the other in this process);
+    for "dask", the scheduler's address (``jobs`` does not apply: each worker, a single-threaded
+    process, takes one fit at a time)."""
+
+    backend: str = "loky"
+    jobs: int = 1
+    scheduler: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _without_none(asdict(self))
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    datasets: tuple[DatasetSpec, ...]
+    methods: tuple[MethodSpec, ...]
+    protocol: Protocol = Protocol()
+    parallel: Parallel = Parallel()
+    title: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The configuration with every default filled in; :func:`load_config` reads it back."""
+        return {"title": self.title, "protocol": self.protocol.to_dict(),
+                "datasets": [d.to_dict() for d in self.datasets],
+                "methods": [m.to_dict() for m in self.methods], "parallel": self.parallel.to_dict()}
+
+    def with_parallel(self, jobs: int | None = None, scheduler: str | None = None) -> ExperimentConfig:
+        """Command-line overrides: ``jobs`` workers; a ``scheduler`` address switches to Dask."""
+        parallel = self.parallel
+        if jobs is not None:
+            parallel = replace(parallel, jobs=_jobs(jobs, "--jobs"))
+        if scheduler is not None:
+            parallel = replace(parallel, backend="dask", scheduler=str(scheduler))
+        return replace(self, parallel=parallel)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> ExperimentConfig:
+    """Validate a configuration given as a dict, a TOML file or a ``config.json`` written by a run.
+
+    Relative CSV paths are read from the configuration file's directory (from the working directory
+    for a dict).
+    """
+    if isinstance(source, ExperimentConfig):
+        return source
+    if isinstance(source, Mapping):
+        return _validate(source, Path.cwd())
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigError(f"configuration file not found: {str(path)!r}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:  # its message ends with "(at line L, column C)"
+        raise ConfigError(f"{path}: malformed TOML: {error}") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{path}: malformed JSON: {error.msg} (at line {error.lineno}, "
+                          f"column {error.colno})") from None
+    try:
+        return _validate(raw, path.resolve().parent)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
+    _known_keys(raw, {"title", "meta", "protocol", "datasets", "methods", "parallel"}, "the configuration")
+    title = raw.get("title", "")
+    if not isinstance(title, str):
+        raise ConfigError(f"title must be a string, got {title!r}")
+    shared_meta = _meta_keys(raw.get("meta", []), "meta")
+    datasets = tuple(_dataset(entry, i, base) for i, entry in enumerate(_tables(raw, "datasets")))
+    methods = tuple(_method(entry, i, shared_meta) for i, entry in enumerate(_tables(raw, "methods")))
+    for kind, names in (("dataset", [d.name for d in datasets]), ("method label", [m.label for m in methods])):
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ConfigError(f"{kind}s must be unique, repeated: {repeated} (give each a distinct "
+                              f"{'name' if kind == 'dataset' else 'label'})")
+    return ExperimentConfig(datasets, methods, _protocol(_table(raw, "protocol")),
+                            _parallel(_table(raw, "parallel")), title)
+
+
+def _tables(raw: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
+    entries = raw.get(key)
+    if not entries:
+        raise ConfigError(f"no {key} given: add at least one [[{key}]] table")
+    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+        raise ConfigError(f"{key} must be a list of tables ([[{key}]] in TOML)")
+    return entries
+
+
+def _table(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    entry = raw.get(key, {})
+    if not isinstance(entry, Mapping):
+        raise ConfigError(f"{key} must be a table ([{key}] in TOML), got {entry!r}")
+    return entry
+
+
+def _known_keys(entry: Mapping[str, Any], known: set[str], where: str) -> None:
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {unknown} in {where}; known keys: {sorted(known)}")
+
+
+def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
+    where = f"datasets[{index}]"
+    if "path" not in entry:
+        _known_keys(entry, {"name", "positive"}, f"{where} (a bundled dataset; a CSV file needs path)")
+        if "name" not in entry:
+            raise ConfigError(f"{where}: give the name of a bundled dataset or the path of a CSV file")
+        try:
+            name = info(entry["name"])["name"]
+        except (ValueError, TypeError) as error:
+            raise ConfigError(f"{where}: {error}") from None
+        return DatasetSpec(name, positive=entry.get("positive"))
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical"}, where)
+    path = base / Path(entry["path"]).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
+    categorical = entry.get("categorical", [])
+    if not isinstance(categorical, list) or not all(isinstance(c, str) for c in categorical):
+        raise ConfigError(f"{where}: categorical must be a list of column names")
+    name = entry.get("name", path.name.split(".")[0])
+    return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
+                       entry.get("positive"), tuple(categorical))
+
+
+def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
+    """A list of ``Ruleset.meta`` keys, validated."""
+    if not isinstance(keys, list) or not all(isinstance(k, str) and k for k in keys):
+        raise ConfigError(f"{where} must be a list of Ruleset.meta keys (non-empty strings), e.g. "
+                          f"meta = [\"search_nodes\"]; got {keys!r}")
+    return tuple(keys)
+
+
+def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = ()) -> MethodSpec:
+    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta"}, f"methods[{index}]")
+    if "name" not in entry:
+        raise ConfigError(f"methods[{index}]: no name; `optrules methods` lists the registered methods")
+    name = entry["name"]
+    where = f"methods[{index}] ({name!r})"
+    try:
+        get_method(name)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    params = dict(_table(entry, "params"))
+    for key in ("solver", "solver_options"):
+        if key in entry:
+            if key in params:
+                raise ConfigError(f"{where}: {key} is given twice (top level and params); keep one")
+            params[key] = entry[key]
+    try:
+        make_estimator(name, **params)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    if "solver" in params and params["solver"] not in SOLVERS:
+        raise ConfigError(f"{where}: unknown solver {params['solver']!r}; known solvers: {', '.join(SOLVERS)}")
+    if "solver_options" in params and not isinstance(params["solver_options"], Mapping):
+        raise ConfigError(f"{where}: solver_options must be a table, got {params['solver_options']!r}")
+    label = entry.get("label", name)
+    if not isinstance(label, str) or not label:
+        raise ConfigError(f"{where}: label must be a non-empty string, got {label!r}")
+    meta = _meta_keys(entry.get("meta", []), f"{where}: meta")
+    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)))
+
+
+def _protocol(entry: Mapping[str, Any]) -> Protocol:
+    kind = entry.get("kind", "kfold")
+    if kind not in PROTOCOLS:
+        raise ConfigError(f"protocol: unknown kind {kind!r}; use 'kfold' (stratified k-fold) or "
+                          "'splits' (repeated stratified random splits)")
+    keys = {"kind", "seed"} | ({"folds"} if kind == "kfold" else {"repeats", "train_size"})
+    _known_keys(entry, keys, f"protocol (kind {kind!r})")
+    defaults = Protocol()
+    folds = entry.get("folds", defaults.folds)
+    repeats = entry.get("repeats", defaults.repeats)
+    train_size = entry.get("train_size", defaults.train_size)
+    seed = entry.get("seed", defaults.seed)
+    if not _is_int(folds) or folds < 2:
+        raise ConfigError(f"protocol: folds must be an integer >= 2, got {folds!r}")
+    if not _is_int(repeats) or repeats < 1:
+        raise ConfigError(f"protocol: repeats must be an integer >= 1, got {repeats!r}")
+    fraction = isinstance(train_size, float) and 0 < train_size < 1
+    if not (fraction or (_is_int(train_size) and train_size >= 2)):
+        raise ConfigError(f"protocol: train_size must be a fraction in (0, 1) or a number of rows >= 2, "
+                          f"got {train_size!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ConfigError(f"protocol: seed must be an integer >= 0, got {seed!r}")
+    return Protocol(kind, folds, repeats, train_size, seed)
+
+
+def _parallel(entry: Mapping[str, Any]) -> Parallel:
+    _known_keys(entry, {"backend", "jobs", "scheduler"}, "parallel")
+    backend = entry.get("backend", "loky")
+    if backend not in BACKENDS:
+        raise ConfigError(f"parallel: unknown backend {backend!r}; use one of {list(BACKENDS)}")
+    scheduler = entry.get("scheduler")
+    if scheduler is not None and backend != "dask":
+        raise ConfigError("parallel: a scheduler address is for backend = 'dask'")
+    if backend == "dask" and not isinstance(scheduler, str):
+        raise ConfigError("parallel: backend 'dask' needs the scheduler's address, e.g. "
+                          "scheduler = 'tcp://127.0.0.1:8786'")
+    return Parallel(backend, _jobs(entry.get("jobs", 1), "parallel: jobs"), scheduler)
+
+
+def _jobs(jobs: Any, where: str) -> int:
+    if not _is_int(jobs) or not (jobs >= 1 or jobs == -1):
+        raise ConfigError(f"{where} must be an integer >= 1 (or -1: one per core), got {jobs!r}")
+    return int(jobs)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _without_none(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if v is not None}

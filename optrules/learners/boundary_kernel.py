@@ -1,0 +1,258 @@
+"""Compiled kernel of FindBoundary (Algorithm 1) and FindBoundaryPoint (Algorithm 2), on sparse zeros.
+
+Paper: Mita, Papotti, Filippone, Michiardi, "LIBRE: Learning Interpretable Boolean Rule Ensembles",
+Section 3.1. The semantics (distance, heuristics, ties, choice of seeds, update of ``S``, conflicting
+positives) are those documented in :mod:`optrules.learners.boundary`, whose NumPy implementation is
+the readable reference this kernel is tested against (``tests/test_boundary.py``).
+
+Why a separate kernel: on inverse one-hot data a row has one zero per feature, and each call of
+Algorithm 2 visits every one of its ones (``d`` bits: one flip-off or one move to ``J`` each). The
+reference picks the best bit by scanning all remaining bits, ``O(d^2)`` per point, and holds
+(rows x bits) matrices; with ChiMerge's thousands of bins per feature on large data (the paper's
+Table 4) neither fits. Here
+
+* rows are given by their **zeros only** (CSR: ``ptr``, ``col``), so memory is ``O(rows x features)``;
+* the best bit comes from a **lazy max-heap**: ``|S_i^0|`` and ``|D+_i^0|`` are fixed during a call of
+  Algorithm 2 and ``d_l(p, D-_i^0)`` only decreases, so a key in the heap can only be too good; a
+  popped entry whose distance is stale is pushed back with the current one, and an entry whose
+  distance is current is the true maximum (every other entry's key is >= its true key). A popped
+  bit at distance 1 goes to ``J`` (the eager "move every ``i`` with distance 1" of Algorithm 2
+  picks the same bits, since a distance of 1 stays 1 and such a bit is never chosen);
+* flipping off bit ``i`` decrements ``c_y = d_l(p, y)`` of the negatives with ``y(i) = 0`` and
+  lowers the distances of their other zeros: ``O(zeros of the touched negatives)``.
+
+A call of Algorithm 2 costs ``O(d log d + zeros of D-)`` instead of ``O(d^2)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["boundary_kernel"]
+
+_IN_I, _IN_J, _OFF = 1, 2, 0  # state of a bit of the seed during Algorithm 2 (_OFF: a zero of p)
+
+
+@njit(cache=True, inline="always")
+def _before(heap: np.ndarray, a: int, b: int) -> bool:
+    """Heap entry ``a`` ranks before ``b``: larger key columns 0..2 first, then the smaller bit."""
+    for k in range(3):
+        if heap[a, k] != heap[b, k]:
+            return heap[a, k] > heap[b, k]
+    return heap[a, 3] < heap[b, 3]
+
+
+@njit(cache=True)
+def _sift_down(heap: np.ndarray, size: int, at: int) -> None:
+    while True:
+        left = 2 * at + 1
+        if left >= size:
+            return
+        best = left
+        if left + 1 < size and _before(heap, left + 1, left):
+            best = left + 1
+        if not _before(heap, best, at):
+            return
+        for k in range(4):
+            heap[at, k], heap[best, k] = heap[best, k], heap[at, k]
+        at = best
+
+
+@njit(cache=True)
+def _key(h2: bool, s: int, d: int, dist: int, out: np.ndarray, row: int, bit: int) -> None:
+    """H1 = (|S_i^0|, |D+_i^0|, d_l); H2 = (d_l, |S_i^0|, |D+_i^0|); then the lowest bit."""
+    if h2:
+        out[row, 0], out[row, 1], out[row, 2] = dist, s, d
+    else:
+        out[row, 0], out[row, 1], out[row, 2] = s, d, dist
+    out[row, 3] = bit
+
+
+@njit(cache=True)
+def _distance(i: int, bit_ptr: np.ndarray, bit_neg: np.ndarray, c: np.ndarray, big: int) -> int:
+    """``d_l(p, D-_i^0) = min {c_y : y(i) = 0}`` (``big`` when no negative has ``y(i) = 0``)."""
+    best = big
+    for e in range(bit_ptr[i], bit_ptr[i + 1]):
+        if c[bit_neg[e]] < best:
+            best = c[bit_neg[e]]
+    return best
+
+
+@njit(cache=True)
+def _boundary_point(seed: int, n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray,
+                    neg_zeros: np.ndarray, bit_ptr: np.ndarray, bit_neg: np.ndarray,
+                    s_zero: np.ndarray, d_zero: np.ndarray, h2: bool,
+                    state: np.ndarray, c: np.ndarray, heap: np.ndarray) -> None:
+    """Algorithm 2 for positive ``seed``; on return ``state == _IN_J`` marks the ones of ``p(J)``.
+
+    ``neg_zeros`` holds each negative's number of zeros; ``state``, ``c`` and ``heap`` are work
+    arrays (sizes n_bits, n_neg, n_bits x 4).
+    """
+    big = n_bits + 1  # d_l(., {}) = +inf ("undefined"), larger than every real distance
+    state[:] = _IN_I
+    # c_y = d_l(x, y) = zeros of y where x has a one = zeros of y minus the zeros y shares with x
+    c[:] = neg_zeros
+    for e in range(pos_ptr[seed], pos_ptr[seed + 1]):
+        z = pos_col[e]
+        state[z] = _OFF  # the zeros of x are not in I
+        for f in range(bit_ptr[z], bit_ptr[z + 1]):
+            c[bit_neg[f]] -= 1
+    size = 0
+    for i in range(n_bits):
+        if state[i] == _IN_I:
+            _key(h2, s_zero[i], d_zero[i], _distance(i, bit_ptr, bit_neg, c, big), heap, size, i)
+            size += 1
+    for at in range(size // 2 - 1, -1, -1):
+        _sift_down(heap, size, at)
+
+    while size > 0:
+        i = heap[0, 3]
+        stored = heap[0, 0] if h2 else heap[0, 2]
+        current = _distance(i, bit_ptr, bit_neg, c, big)
+        if current != stored and current != 1:  # stale (too good): back with its current distance
+            _key(h2, s_zero[i], d_zero[i], current, heap, 0, i)
+            _sift_down(heap, size, 0)
+            continue
+        size -= 1  # pop
+        for k in range(4):
+            heap[0, k] = heap[size, k]
+        _sift_down(heap, size, 0)
+        if current == 1:  # flipping i off would create an element below a negative: keep it
+            state[i] = _IN_J
+            continue
+        state[i] = _OFF  # flip off the best bit: the negatives with y(i) = 0 get one closer
+        for e in range(bit_ptr[i], bit_ptr[i + 1]):
+            c[bit_neg[e]] -= 1
+
+
+@njit(cache=True)
+def _below_some_negative(n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray,
+                         neg_ptr: np.ndarray, neg_col: np.ndarray) -> np.ndarray:
+    """Mask over the positives: ``x <= y`` for some negative ``y`` (every zero of y is a zero of x).
+
+    Negatives are grouped by their first zero, and ``x`` is tested only against the groups of its
+    own zeros (a negative without zeros lies above everything).
+    """
+    n_pos = pos_ptr.shape[0] - 1
+    n_neg = neg_ptr.shape[0] - 1
+    out = np.zeros(n_pos, dtype=np.bool_)
+    first_ptr = np.zeros(n_bits + 1, dtype=np.int64)
+    for y in range(n_neg):
+        if neg_ptr[y + 1] == neg_ptr[y]:
+            out[:] = True
+            return out
+        first_ptr[neg_col[neg_ptr[y]] + 1] += 1
+    for i in range(n_bits):
+        first_ptr[i + 1] += first_ptr[i]
+    by_first = np.empty(n_neg, dtype=np.int64)
+    fill = first_ptr[:-1].copy()
+    for y in range(n_neg):
+        i = neg_col[neg_ptr[y]]
+        by_first[fill[i]] = y
+        fill[i] += 1
+    marked = np.zeros(n_bits, dtype=np.bool_)
+    for x in range(n_pos):
+        for e in range(pos_ptr[x], pos_ptr[x + 1]):
+            marked[pos_col[e]] = True
+        for e in range(pos_ptr[x], pos_ptr[x + 1]):
+            z = pos_col[e]
+            for g in range(first_ptr[z], first_ptr[z + 1]):
+                y = by_first[g]
+                inside = True
+                for f in range(neg_ptr[y], neg_ptr[y + 1]):
+                    if not marked[neg_col[f]]:
+                        inside = False
+                        break
+                if inside:
+                    out[x] = True
+                    break
+            if out[x]:
+                break
+        for e in range(pos_ptr[x], pos_ptr[x + 1]):
+            marked[pos_col[e]] = False
+    return out
+
+
+@njit(cache=True)
+def boundary_kernel(n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray, weights: np.ndarray,
+                    neg_ptr: np.ndarray, neg_col: np.ndarray, h2: bool):
+    """Algorithm 1 on rows given by their zeros (CSR). Returns ``(points, seeds, conflicting)``.
+
+    ``points`` is (k, n_bits) bool (the ones of each boundary point, in the order found), ``seeds``
+    the positive each was grown from, ``conflicting`` the positives below some negative.
+    """
+    n_pos = pos_ptr.shape[0] - 1
+    n_neg = neg_ptr.shape[0] - 1
+    # negatives with y(i) = 0, per bit (ascending)
+    bit_ptr = np.zeros(n_bits + 1, dtype=np.int64)
+    for e in range(neg_col.shape[0]):
+        bit_ptr[neg_col[e] + 1] += 1
+    for i in range(n_bits):
+        bit_ptr[i + 1] += bit_ptr[i]
+    bit_neg = np.empty(neg_col.shape[0], dtype=np.int32)
+    fill = bit_ptr[:-1].copy()
+    for y in range(n_neg):
+        for e in range(neg_ptr[y], neg_ptr[y + 1]):
+            i = neg_col[e]
+            bit_neg[fill[i]] = y
+            fill[i] += 1
+
+    if n_neg > 0 and n_pos > 0:
+        conflicting = _below_some_negative(n_bits, pos_ptr, pos_col, neg_ptr, neg_col)
+    else:
+        conflicting = np.zeros(n_pos, dtype=np.bool_)
+    d_zero = np.zeros(n_bits, dtype=np.int64)  # |D+_i^0| (all positives), fixed
+    s_zero = np.zeros(n_bits, dtype=np.int64)  # |S_i^0|, shrinks with S
+    alive = np.empty(n_pos, dtype=np.int64)  # S, as a compacted list of positives
+    n_alive = 0
+    for x in range(n_pos):
+        for e in range(pos_ptr[x], pos_ptr[x + 1]):
+            d_zero[pos_col[e]] += weights[x]
+            if not conflicting[x]:
+                s_zero[pos_col[e]] += weights[x]
+        if not conflicting[x]:
+            alive[n_alive] = x
+            n_alive += 1
+
+    state = np.empty(n_bits, dtype=np.int8)
+    neg_zeros = (neg_ptr[1:] - neg_ptr[:-1]).astype(np.int32)
+    c = np.empty(n_neg, dtype=np.int32)
+    heap = np.empty((n_bits, 4), dtype=np.int64)
+    capacity = 16
+    points = np.zeros((capacity, n_bits), dtype=np.bool_)
+    seeds = np.empty(capacity, dtype=np.int64)
+    k = 0
+    while n_alive > 0:
+        seed = alive[0]  # "choose x in S": the first remaining positive in input order
+        _boundary_point(seed, n_bits, pos_ptr, pos_col, neg_zeros, bit_ptr, bit_neg,
+                        s_zero, d_zero, h2, state, c, heap)
+        if k == capacity:
+            capacity *= 2
+            grown = np.zeros((capacity, n_bits), dtype=np.bool_)
+            grown[:k] = points[:k]
+            points = grown
+            grown_seeds = np.empty(capacity, dtype=np.int64)
+            grown_seeds[:k] = seeds[:k]
+            seeds = grown_seeds
+        for i in range(n_bits):
+            points[k, i] = state[i] == _IN_J
+        seeds[k] = seed
+        k += 1
+        # S loses every element the new point covers (p <= x: no zero of x is a one of p)
+        kept = 0
+        for a in range(n_alive):
+            x = alive[a]
+            covered = True
+            for e in range(pos_ptr[x], pos_ptr[x + 1]):
+                if state[pos_col[e]] == _IN_J:
+                    covered = False
+                    break
+            if covered:
+                for e in range(pos_ptr[x], pos_ptr[x + 1]):
+                    s_zero[pos_col[e]] -= weights[x]
+            else:
+                alive[kept] = x
+                kept += 1
+        n_alive = kept
+    return points[:k].copy(), seeds[:k].copy(), conflicting

@@ -1,0 +1,274 @@
+"""Decision lists by append and prepend (optrules.learners.decision_list) with exact rule search."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import train_test_split
+
+import optrules
+from optrules.encode import FeatureBinning
+from optrules.learners.attribute_tests import attribute_tests
+from optrules.learners.decision_list import (P2_VALUE, DecisionListClassifier, intern_position,
+                                             learn_append, learn_prepend)
+from optrules.learners.opus import best_rule, laplace
+from optrules.registry import make_estimator
+
+PROPERTY = settings(derandomize=True, max_examples=60, deadline=None)
+
+
+@st.composite
+def categorical_tables(draw):
+    """Small categorical tables with missing values and 2-3 classes."""
+    n = draw(st.integers(4, 30))
+    frame = {}
+    for k in range(draw(st.integers(1, 3))):
+        frame[f"f{k}"] = draw(st.lists(st.sampled_from(["a", "b", "c", None]), min_size=n, max_size=n))
+    labels = draw(st.lists(st.sampled_from(["x", "y", "z"][:draw(st.integers(2, 3))]), min_size=n,
+                           max_size=n))
+    if len(set(labels)) < 2:
+        labels[0], labels[-1] = "x", "y"
+    return pd.DataFrame(frame, dtype=object), np.array(labels, dtype=object)
+
+
+def encoded(X, labels, kind="inequality"):
+    """Tests on the bins of X and the labels as class indices."""
+    binning = FeatureBinning().fit(X, labels)
+    classes = sorted(set(labels))
+    y = np.array([classes.index(v) for v in labels])
+    return attribute_tests(binning, binning.bin_index(X), kind), y, len(classes)
+
+
+def list_predictions(tests, rules, default, n):
+    out = np.full(n, default)
+    for rule in reversed(rules):
+        out[tests.covers(rule.tests)] = rule.prediction
+    return out
+
+
+# --------------------------------------------------------------------------- the algorithms
+@PROPERTY
+@given(categorical_tables(), st.booleans(), st.booleans(), st.sampled_from(["inequality", "equality"]))
+def test_prepend_stop_conditions_and_accuracy(table, intern, p2, kind):
+    X, labels = table
+    tests, y, n_classes = encoded(X, labels, kind)
+    threshold = P2_VALUE if p2 else 0.5
+    learned = learn_prepend(tests, y, n_classes, intern=intern, min_value=threshold)
+    # each added rule covered more positive than negative cases (and beat p2 when asked)
+    assert all(laplace(r.positive, r.negative) > threshold for r in learned.rules)
+    assert all(r.positive > r.negative for r in learned.rules)
+    # training accuracy rises with every rule, so intern never lowered it
+    assert all(b > a for a, b in zip(learned.accuracy, learned.accuracy[1:]))
+    assert len(learned.accuracy) == len(learned.rules) + 1
+    predictions = list_predictions(tests, learned.rules, learned.default, len(y))
+    assert learned.accuracy[-1] == pytest.approx((predictions == y).mean())
+    # stop condition: no rule of any class now covers more positive than negative cases (or beats p2)
+    correct = predictions == y
+    for c in range(n_classes):
+        result = best_rule(tests.holds, ~correct & (y == c), correct & (y != c), min_value=threshold)
+        assert result.rule is None
+
+
+@PROPERTY
+@given(categorical_tables(), st.booleans())
+def test_append_stop_conditions(table, p2):
+    X, labels = table
+    tests, y, n_classes = encoded(X, labels)
+    learned = learn_append(tests, y, n_classes, min_value=P2_VALUE if p2 else -math.inf)
+    remaining = np.ones(len(y), dtype=bool)
+    for rule in learned.rules:
+        covered = tests.covers(rule.tests)
+        assert rule.positive >= 1
+        assert (rule.positive, rule.negative) == ((covered & remaining & (y == rule.prediction)).sum(),
+                                                  (covered & remaining & (y != rule.prediction)).sum())
+        remaining &= ~covered
+    if not p2:
+        assert not remaining.any()  # append stops when every case is covered
+    else:
+        assert all(laplace(r.positive, r.negative) > P2_VALUE for r in learned.rules)
+        for c in range(n_classes):  # ... or when no rule beats the p2 cut-off
+            assert best_rule(tests.holds, remaining & (y == c), remaining & (y != c),
+                             min_value=P2_VALUE).rule is None
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.data())
+def test_intern_position_is_the_deepest_without_accuracy_loss(data):
+    n = data.draw(st.integers(1, 25))
+    n_rules = data.draw(st.integers(0, 5))
+    n_classes = 3
+    y = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    old_covers = [np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+                  for _ in range(n_rules)]
+    old_classes = [data.draw(st.integers(0, 2)) for _ in range(n_rules)]
+    default = data.draw(st.integers(0, n_classes - 1))
+    covered = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    c = data.draw(st.integers(0, 2))
+
+    def accuracy(covers, classes):
+        out = np.full(n, default)
+        for cover, label in zip(reversed(covers), reversed(classes)):
+            out[cover] = label
+        return (out == y).mean()
+
+    first = np.full(n, n_rules)
+    for k in reversed(range(n_rules)):
+        first[old_covers[k]] = k
+    correct = np.array([(old_classes[first[i]] if first[i] < n_rules else default) == y[i] for i in range(n)],
+                       dtype=bool)
+    position = intern_position(first, covered, correct, y == c, n_rules)
+    scores = [accuracy(old_covers[:k] + [covered] + old_covers[k:], old_classes[:k] + [c] + old_classes[k:])
+              for k in range(n_rules + 1)]
+    assert scores[position] >= scores[0]
+    assert all(score < scores[0] for score in scores[position + 1:])
+
+
+def test_intern_moves_a_small_disjunct_behind_the_rule_it_does_not_need_to_override():
+    # rule 0 predicts class 1 for cases 0-3 (right on 0-2); the new rule predicts class 2 for cases
+    # 2 and 4 (right on 4 only): at the front it would break case 2, behind rule 0 it only fixes case 4
+    first = np.array([0, 0, 0, 0, 1, 1])
+    y = np.array([1, 1, 1, 0, 2, 0])
+    correct = np.array([1, 1, 1, 0, 0, 1], dtype=bool)
+    covered = np.array([0, 0, 1, 0, 1, 0], dtype=bool)
+    assert intern_position(first, covered, correct, y == 2, 1) == 1
+
+
+# --------------------------------------------------------------------------- the estimator
+def test_default_rule_is_the_training_majority_class():
+    X, y = optrules.load("tic_tac_toe")
+    X, y = X.iloc[::3], y.iloc[::3]
+    for strategy in ("append", "append-p2", "prepend", "prepend-ip2"):
+        model = DecisionListClassifier(strategy=strategy, max_nodes=20_000).fit(X, y)
+        assert model.ruleset_.default == y.value_counts().idxmax() == "positive"  # not the first class
+        assert model.ruleset_.kind == "list"
+
+
+def test_multiclass_lists_use_every_class():
+    X, y = optrules.load("car_evaluation")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
+    for strategy in ("prepend-ip2", "append-p2"):
+        model = make_estimator(strategy).fit(X_train, y_train)
+        ruleset = model.ruleset_
+        assert set(model.classes_) == {"unacc", "acc", "good", "vgood"}
+        assert {r.prediction for r in ruleset.rules} | {ruleset.default} == set(model.classes_)
+        assert (model.predict(X_test) == y_test.to_numpy()).mean() > 0.85
+        restored = optrules.Ruleset.from_json(ruleset.to_json())
+        assert (restored.predict(X_test) == model.predict(X_test)).all()
+
+
+def test_ruleset_conditions_reproduce_the_search_covers_with_numbers_and_missing_values():
+    rng = np.random.default_rng(0)
+    n = 120
+    X = pd.DataFrame({
+        "colour": rng.choice(["red", "green", "blue", None], n).astype(object),
+        "size": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+    })
+    y = np.where((X["colour"] != "red") & (X["size"].fillna(0) > 0), "yes", "no")
+    for kind in ("inequality", "equality"):
+        for strategy in ("append", "prepend"):
+            model = DecisionListClassifier(strategy=strategy, tests=kind).fit(X, y)
+            tests = attribute_tests(model.binning_, model.binning_.bin_index(X), kind)
+            covers = model.ruleset_.covers(X)
+            first = np.where(covers.any(axis=1), covers.argmax(axis=1), -1)
+            for k, rule in enumerate(model.ruleset_.rules):
+                reached = first == k
+                assert rule.n_positive == (reached & (y == rule.prediction)).sum()
+                assert rule.n_negative == (reached & (y != rule.prediction)).sum()
+            assert model.score(X, y) == pytest.approx(model.ruleset_.meta["training_accuracy"][-1])
+            assert tests.n_tests > 0
+
+
+def test_inequality_conditions_read_as_not_in():
+    X, y = optrules.load("monk1")
+    model = make_estimator("prepend-ip2").fit(X, y)
+    text = str(model.ruleset_)
+    assert text.startswith("IF ") and "ELSE IF " in text and "not in {" in text
+    assert text.splitlines()[-1] == f"ELSE class = {model.ruleset_.default}"
+    # Monk 1 is (a1 = a2) or (a5 = 1): prepend-ip2 finds it exactly (Table 2: 100%)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2, random_state=1)
+    model = make_estimator("prepend-ip2").fit(X_train, y_train)
+    assert model.score(X_test, y_test) == 1.0
+    assert model.ruleset_.n_rules + 1 <= 6  # Table 3: 4.7 rules with the default rule
+
+
+def test_node_limit_is_reported():
+    X, y = optrules.load("breast_cancer")
+    model = DecisionListClassifier(strategy="prepend-ip2", max_nodes=200).fit(X, y)
+    meta = model.ruleset_.meta
+    assert meta["unproven_searches"] > 0
+    assert meta["searches"] >= meta["unproven_searches"]
+    exact = DecisionListClassifier(strategy="append-p2").fit(*optrules.load("monk3"))
+    assert exact.ruleset_.meta["unproven_searches"] == 0
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"strategy": "insert"}, "strategy must be one of"),
+    ({"tests": "less"}, "tests must be one of"),
+    ({"max_nodes": 0}, "max_nodes must be a positive integer"),
+    ({"discretization": "kmeans"}, "discretization must be"),
+])
+def test_parameter_errors_are_specific(params, message):
+    X, y = optrules.load("monk1")
+    with pytest.raises(ValueError, match=message):
+        DecisionListClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["append", "append-p2", "prepend", "prepend-ip2"])
+def test_every_list_method_learns_tic_tac_toe(name):
+    X, y = optrules.load("tic_tac_toe")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    model = make_estimator(name).fit(X_train, y_train)
+    predictions = model.predict(X_test)
+    assert (predictions == y_test.to_numpy()).mean() >= 0.9  # Table 2: 96.9-98.7
+    ruleset = model.ruleset_
+    assert ruleset.kind == "list" and ruleset.meta["strategy"] == name
+    assert ruleset.meta["unproven_searches"] == 0
+    restored = optrules.Ruleset.from_json(ruleset.to_json())
+    assert (restored.predict(X_test) == predictions).all()
+    assert ruleset.meta["method"] == "decision-list" and ruleset.meta["params"]["strategy"] == name
+
+
+def test_inequality_tests_read_back_as_conditions():
+    X = pd.DataFrame({"colour": ["red", "blue", "green", None, "red"],
+                      "size": [1.0, 2.0, np.nan, 3.0, 4.0]})
+    binning = FeatureBinning({"size": [2.5]}).fit(X, ["a", "b", "a", "b", "a"])
+    tests = attribute_tests(binning, binning.bin_index(X), "inequality")
+    named = {tests.describe(j): j for j in range(tests.n_tests)}
+    assert set(named) == {"colour != blue", "colour != green", "colour != red", "colour != missing",
+                          "size != [min, 2.5)", "size != [2.5, max]", "size != missing"}
+    red, missing = named["colour != red"], named["colour != missing"]
+    (condition,) = tests.conditions((red,))
+    assert str(condition) == "colour not in {red} or missing"
+    (condition,) = tests.conditions((red, missing))
+    assert str(condition) == "colour not in {red}"
+    (condition,) = tests.conditions((missing,))
+    assert str(condition) == "colour in {blue, green, red}"
+    (condition,) = tests.conditions((named["size != [min, 2.5)"],))
+    assert str(condition) == "size in [2.5, max] or missing"
+    # every conjunction of tests evaluates on X exactly as the test matrix says
+    for first in range(tests.n_tests):
+        for second in range(tests.n_tests):
+            chosen = (first, second)
+            truth = np.ones(len(X), dtype=bool)
+            for condition in tests.conditions(chosen):
+                truth &= condition.evaluate(X[condition.feature].to_numpy())
+            assert (truth == tests.covers(chosen)).all()
+    # a category never seen in training differs from every excluded value
+    (condition,) = tests.conditions((red,))
+    assert condition.evaluate(np.array(["purple"], dtype=object)).all()
+
+
+def test_numeric_features_are_discretised_as_asked():
+    X, y = optrules.load("haberman")  # three numeric features
+    model = DecisionListClassifier(strategy="prepend-ip2", discretization="equal_frequency",
+                                   discretization_params={"n_bins": 3}).fit(X, y)
+    assert all(layout.n_value_bins <= 3 and not layout.categorical for layout in model.binning_.layout_)
+    chimerge = DecisionListClassifier(strategy="prepend-ip2").fit(X, y)
+    assert [lay.cuts for lay in chimerge.binning_.layout_] != [lay.cuts for lay in model.binning_.layout_]
+    for fitted in (model, chimerge):  # the printed intervals predict as the bins did in training
+        assert fitted.score(X, y) == pytest.approx(fitted.ruleset_.meta["training_accuracy"][-1])
