@@ -43,15 +43,18 @@ class Comparison:
 
     def __str__(self) -> str:
         first = self.results.iloc[0]
+        solver_width = max([len("solver")] + [len(_text(v)) for v in self.results["solver"]]) + 2
+        status_width = max([len("status")] + [len(_text(v)) for v in self.results["status"]]) + 2
         lines = [f"# {self.dataset}: {first['n_train']} training / {first['n_test']} test samples "
                  f"(stratified hold-out, seed {self.seed}), positive class {self.positive!r}", "",
                  f"{'method':18s}{'kind':>10s}{'F1':>7s}{'acc.':>7s}{'bal.acc.':>9s}{'rules':>7s}"
-                 f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':8s}{'status':10s}{'gap':>7s}"]
+                 f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':{solver_width}s}{'status':{status_width}s}{'gap':>6s}"]
         for row in self.results.itertuples(index=False):
             gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
             lines.append(f"{row.method:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
                          f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{row.n_rules:7d}{row.avg_atoms:11.2f}"
-                         f"{row.fit_seconds:8.2f}  {_text(row.solver):8s}{_text(row.status):10s}{gap:>7s}")
+                         f"{row.fit_seconds:8.2f}  {_text(row.solver):{solver_width}s}"
+                         f"{_text(row.status):{status_width}s}{gap:>6s}")
         for method, ruleset in self.rulesets.items():
             lines += ["", f"## {method}: {ruleset.n_rules} rules, {ruleset.n_atoms} atoms", str(ruleset)]
         return "\n".join(lines)
