@@ -1,9 +1,10 @@
 """LIBRE against the paper's UCI results (Mita et al., Section 4 protocol, Appendix E Tables 7-9).
 
 Protocol (Section 4): outer stratified 5-fold CV (``StratifiedKFold(5, shuffle=True, random_state=0)``);
-positive class = ``y.attrs["positive"]``; every weak learner uses 5 features; the grid is
-E (``n_estimators``) in {5, 20, 50} x heuristic in {H1, H2} x ChiMerge threshold in {6, 4.6, 4}
-x alpha in {.5, .7, .9}.
+positive class = ``y.attrs["positive"]``; the grid is E (``n_estimators``) in {5, 20, 50} x
+heuristic in {H1, H2} x ChiMerge threshold in {6, 4.6, 4} x alpha in {.5, .7, .9}, with 5 features
+per weak learner; ``--max-features 2 3 5`` and ``--max-intervals none 3`` add two dimensions of our
+own ("each weak learner uses up to 5 features"; ChiMerge's maximum number of intervals).
 
 Alpha: with ``conflicts="strict"`` (the default) a LIBRE weak learner's points cover no training
 negative, so every candidate's greedy weight is ``alpha * (positives it still covers)``: alpha scales
@@ -19,9 +20,10 @@ the model ``max_rules=k`` is the prefix of the first k rules (predict positive i
 fires). All prefixes are scored from one ``covers`` matrix. The claim is checked on every outer
 fold: the refit with ``max_rules=k`` must predict exactly as the k-prefix of the full fit.
 
-Selection (training fold only): inner ``StratifiedKFold(3, shuffle=True, random_state=0)``; mean
-inner F1 per (configuration, k); one-standard-error rule: among the (configuration, k) whose mean F1
-is at least best mean - SE(best) (SE = sample std / sqrt(3) of the best's inner F1s), the smallest
+Selection (training fold only): inner ``StratifiedKFold(--inner-folds, shuffle=True, random_state=0)``
+(default 3); mean inner F1 per (configuration, k); one-standard-error rule: among the (configuration,
+k) whose mean F1 is at least best mean - SE(best) (SE = sample std / sqrt(folds) of the best's inner
+F1s; ``--tolerance 0.01`` uses a fixed F1 difference instead), the smallest
 k, then the highest mean inner F1, then the smallest E, then grid order (H1 before H2, threshold
 6, 4.6, 4) -- the number of pairs still tied after k and F1 is reported. Then refit on the whole
 outer training fold with the chosen configuration and ``max_rules=k``; score on the outer test
@@ -33,6 +35,7 @@ subsample of the outer training fold (``--adult-train`` rows) and the test is th
 fold; see the results file for the grid used.
 
     python benchmarks/libre_paper.py [--quick] [--datasets pima haberman] [--n-jobs 2]
+        [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3] [--inner-folds 5]
 """
 
 from __future__ import annotations
