@@ -9,12 +9,14 @@ Fit, step by step
    rest). Every feature is binned once, on all training samples, with ChiMerge on the binary target
    (``chi2_threshold``, optional ``max_intervals``; categorical features get one bin per category and
    missing values a bin of their own) and the samples are mapped to the Boolean lattice with the
-   inverse one-hot encoding (:class:`optrules.encode.FeatureBinning`).
+   inverse one-hot encoding (:class:`optrules.encode.FeatureBinning`), kept as bin indices (a row's
+   zeros, one per feature) rather than as (samples x bits) matrices.
 2. ``n_estimators`` feature subsets are drawn, each of ``min(max_features, n_features)`` distinct
    features (``rng.choice(..., replace=False)``, sorted). Equal subsets are learned once. For each
    distinct subset the lattice is restricted to the bits of its features, the positive rows and the
    negative rows are deduplicated separately, and the base learner
-   (:func:`optrules.learners.boundary.find_boundary`, Algorithms 1-2) returns the subset's boundary
+   (:func:`optrules.learners.boundary.find_boundary`, Algorithms 1-2, on
+   :class:`~optrules.learners.boundary.ZeroRows`) returns the subset's boundary
    set ``A_j``. Its points are put back in the full lattice with zeros on the bits of the other
    features (no condition on them). Subsets are independent, so they run in parallel with
    ``n_jobs`` (joblib processes); results are gathered in subset order, so they do not depend on it.
