@@ -20,11 +20,11 @@ p-value of each variant against prepend-ip2 on the same splits (as in Tables 2 a
 nodes per fit, the share of rule searches that stopped at ``--max-nodes`` (not proven optimal), and
 fit seconds (the runner's ``fit_seconds``).
 
-The stored results ``benchmarks/results/prepend_paper*.md`` were written by the previous version of
-this script, which ran its own loop over unstratified splits (``train_test_split(test_size=0.2,
+``benchmarks/results/prepend_paper.md`` is this script's output (the runner's splits).
+``prepend_paper_equality.md`` and ``prepend_paper_breast_cancer_1M.md`` were written by the previous
+version, which ran its own loop over unstratified splits (``train_test_split(test_size=0.2,
 random_state=r)`` for ``r = 0 .. repetitions - 1``) with the same fits and the same summaries; the
-splits, and so the figures, differ from the runner's. Rerunning this script overwrites them with
-the runner's.
+splits, and so the figures, differ from the runner's.
 
 Acceptance (issue 5): prepend-ip2 accuracy at least Table 2's minus 3 points on each dataset, and
 fewer rules than append on most datasets.
