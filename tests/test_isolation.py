@@ -68,15 +68,13 @@ def test_crashes_and_timeouts_become_rows_and_the_other_rows_are_unaffected(fail
         {"name": "failing", "label": "abort", "params": {"failure": "abort"}},
         {"name": "failing", "label": "exit", "params": {"failure": "exit"}},
         {"name": "failing", "label": "hang", "params": {"failure": "hang", "pid_file": str(pid_file)},
-         "timeout": 4},
+         "timeout": 3},
         {"name": "failing", "label": "raise", "params": {"failure": "raise"}, "on_error": "record"},
     ]
     # isolation from [parallel], in two loky workers: each isolated fit is a child of a worker
     config = one_split(methods=methods, meta=["n_candidates"],
                        parallel={"backend": "loky", "jobs": 2, "isolate": True, "timeout": 60})
-    began = time.perf_counter()
     table = run(config, verbose=False)
-    assert time.perf_counter() - began < 30
     assert list(table.columns) == [*COLUMNS, "meta.n_candidates"]
     results = table.set_index("method")
 
@@ -89,8 +87,8 @@ def test_crashes_and_timeouts_become_rows_and_the_other_rows_are_unaffected(fail
     assert "killed by SIGABRT" in results.loc["abort", "error"]
     assert "Fatal Python error: Aborted" in results.loc["abort", "error"]  # faulthandler's traceback
     assert "exit status 3" in results.loc["exit", "error"]
-    assert results.loc["hang", "error"].endswith("no result after 4 s: killed")
-    assert 4 <= results.loc["hang", "fit_seconds"] < 10
+    assert results.loc["hang", "error"].endswith("no result 3 s after the call started: killed")
+    assert results.loc["hang", "fit_seconds"] >= 3  # the child's life: its start-up, then 3 s of fit
     assert results.loc["raise", "error"] == "raise on monk1, fold 0: ValueError: failing on purpose"
     # the hung child and the process it started were killed
     child, grandchild = map(int, pid_file.read_text().split())

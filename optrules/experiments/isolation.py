@@ -5,7 +5,9 @@ hang in native code, where no Python exception or signal handler reaches it. :fu
 runs ``function(argument)`` in a new Python interpreter and reports how the call ended
 (:class:`Ending`): it returned a value, raised an exception (the same exception object, pickled back),
 crashed (killed by a signal, a nonzero exit, or no result), or ran past its timeout (then the child
-and every process it started are killed).
+and every process it started are killed). The timeout counts from the moment the call starts in the
+child, so the child's start-up (a new interpreter importing optrules: about 2 s, much more on a loaded
+machine) does not eat into it; the start-up has a limit of its own, :data:`STARTUP_SECONDS`.
 
 Why a new interpreter started by :mod:`subprocess` rather than :mod:`multiprocessing`:
 
@@ -45,6 +47,10 @@ __all__ = ["ChildResult", "Ending", "call_in_child"]
 OUTPUT_TAIL = 1500
 #: Seconds between the child's checks that its parent is still alive.
 PARENT_POLL_SECONDS = 0.5
+#: Seconds a child with a timeout may take to start the call (its interpreter start-up and imports).
+STARTUP_SECONDS = 300.0
+#: Seconds between the parent's checks on a child with a timeout.
+WAIT_POLL_SECONDS = 0.1
 
 _CHILD_COMMAND = "from optrules.experiments.isolation import _child_main; _child_main()"
 
@@ -55,7 +61,7 @@ class Ending(enum.Enum):
     RETURNED = "returned"  #: the function returned; ``ChildResult.value`` holds its value
     RAISED = "raised"  #: the function raised; ``ChildResult.value`` holds the exception
     CRASHED = "crashed"  #: the child died (a signal, a nonzero exit status) or left no result
-    TIMEOUT = "timeout"  #: the child ran past the timeout and was killed
+    TIMEOUT = "timeout"  #: the call ran past the timeout (or never started) and the child was killed
 
 
 @dataclass(frozen=True)
@@ -70,11 +76,12 @@ class ChildResult:
 
 
 def call_in_child(function: Callable[[Any], Any], argument: Any, timeout: float | None = None) -> ChildResult:
-    """Call ``function(argument)`` in a fresh Python process; ``timeout`` in seconds counts from the
-    child's start (its interpreter start-up and imports, about 2 s for optrules, included)."""
+    """Call ``function(argument)`` in a fresh Python process; ``timeout`` (seconds) counts from the
+    start of the call in the child (see the module docstring); None: no limit."""
     with tempfile.TemporaryDirectory(prefix="optrules-child-") as directory:
         folder = Path(directory)
         call_path, result_path, log_path = folder / "call.pkl", folder / "result.pkl", folder / "output.log"
+        started_path = _started_marker(result_path)
         with call_path.open("wb") as handle:
             pickle.dump(list(sys.path), handle)
             pickle.dump((function, argument), handle, protocol=pickle.HIGHEST_PROTOCOL)
@@ -84,19 +91,41 @@ def call_in_child(function: Callable[[Any], Any], argument: Any, timeout: float 
                 [sys.executable, "-c", _CHILD_COMMAND, str(call_path), str(result_path), str(os.getpid())],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
             try:
-                status = child.wait(timeout)
-            except subprocess.TimeoutExpired:
-                _kill_group(child)
-                return ChildResult(Ending.TIMEOUT, None, f"no result after {timeout:g} s: killed",
-                                   time.perf_counter() - began)
+                status, overdue = _wait(child, started_path, timeout)
             finally:
-                if child.poll() is None:  # interrupted while waiting: leave no orphan behind
+                if child.poll() is None:  # timed out, or interrupted while waiting: leave no orphan behind
                     _kill_group(child)
+            if overdue:
+                return ChildResult(Ending.TIMEOUT, None, overdue, time.perf_counter() - began)
         seconds = time.perf_counter() - began
         if result_path.is_file():  # written last, whole or not at all: the call is complete
             ending, value = pickle.loads(result_path.read_bytes())
             return ChildResult(Ending(ending), value, "", seconds)
         return ChildResult(Ending.CRASHED, None, _crash_message(status, log_path), seconds)
+
+
+def _started_marker(result_path: Path) -> Path:
+    """The file the child creates when it starts the call (next to its result)."""
+    return result_path.parent / "started"
+
+
+def _wait(child: subprocess.Popen, started_path: Path, timeout: float | None) -> tuple[int | None, str]:
+    """Wait for the child; returns its exit status, or None and why it is overdue: the call ran
+    ``timeout`` seconds, or did not start within :data:`STARTUP_SECONDS`."""
+    if timeout is None:
+        return child.wait(), ""
+    deadline, started = time.monotonic() + STARTUP_SECONDS, False
+    while True:
+        try:
+            return child.wait(WAIT_POLL_SECONDS), ""
+        except subprocess.TimeoutExpired:
+            pass
+        if not started and started_path.exists():
+            started, deadline = True, time.monotonic() + timeout
+        if time.monotonic() >= deadline:
+            if started:
+                return None, f"no result {timeout:g} s after the call started: killed"
+            return None, f"the child did not start the call within {STARTUP_SECONDS:g} s: killed"
 
 
 def _kill_group(child: subprocess.Popen) -> None:
@@ -140,6 +169,7 @@ def _child_main() -> None:
     with open(call_path, "rb") as handle:
         sys.path[:] = pickle.load(handle)
         function, argument = pickle.load(handle)
+    _started_marker(result_path).touch()  # the parent's timeout counts from here
     try:
         outcome = (Ending.RETURNED.value, function(argument))
     except Exception as error:  # the caller decides what an exception means
