@@ -7,6 +7,7 @@ import json
 import pandas as pd
 import pytest
 
+import optrules
 from optrules.cli import main
 from optrules.experiments import TIMING_COLUMNS, ConfigError, run
 from optrules.experiments.resume import LOG_NAME
@@ -79,6 +80,25 @@ def test_a_changed_configuration_is_refused_and_a_cut_last_line_is_fitted_again(
     # without resume the log starts over
     run(config(datasets=("haberman",)), out=tmp_path, verbose=False)
     assert {line["dataset"] for line in log_lines(tmp_path)} == {"haberman"}
+
+
+def test_a_csv_dataset_is_known_by_its_name_and_content_not_its_directory(tmp_path):
+    X, y = optrules.load("monk1")
+    frame = X.assign(target=y)
+    for folder in ("here", "there"):
+        (tmp_path / folder).mkdir()
+        frame.to_csv(tmp_path / folder / "monks.csv", index=False)
+
+    def experiment(folder: str) -> dict:
+        return {**config(), "datasets": [{"path": str(tmp_path / folder / "monks.csv"), "label": "target"}],
+                "methods": config()["methods"][:1]}
+
+    first = run(experiment("here"), out=tmp_path / "out", verbose=False)
+    moved = run(experiment("there"), out=tmp_path / "out", resume=True, verbose=False)  # from the log
+    pd.testing.assert_frame_equal(moved, first)
+    frame.iloc[::-1].to_csv(tmp_path / "there" / "monks.csv", index=False)  # edited: the rows reversed
+    with pytest.raises(ConfigError, match=r"monks, fold 0 was run with another configuration \(dataset\.sha256: "):
+        run(experiment("there"), out=tmp_path / "out", resume=True, verbose=False)
 
 
 def test_resume_needs_an_output_directory_and_the_cli_flag_resumes(tmp_path, capsys):

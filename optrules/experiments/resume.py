@@ -7,8 +7,9 @@ in the log instead of fitting them again, and returns the same table as an unint
 timing column ``fit_seconds`` is the one of the run that did the fit).
 
 A task is identified by its dataset, method label and fold; each line also records the task's
-*setup*: the protocol as it applies to the dataset, the dataset's entry (positive class resolved), the
-method's entry with the parameters the fit received (``positive``, ``random_state``), its
+*setup*: the protocol as it applies to the dataset, the dataset's entry (positive class resolved; a
+CSV file by its name and the SHA-256 of its content, so a log resumes from another checkout or
+directory but not on edited data: :func:`dataset_setup`), the method's entry with the parameters the fit received (``positive``, ``random_state``), its
 ``timeout`` and ``on_error``. A logged task whose setup differs from the configuration's is a
 :class:`ConfigError` naming the first difference: the log would mix two experiments. Whether a method
 runs isolated, the backend and the number of jobs are not part of the setup: they do not change a
@@ -19,6 +20,7 @@ file and left out of the table. Without ``resume`` the log starts empty.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import numbers
 import warnings
@@ -27,9 +29,9 @@ from typing import IO, Any, Mapping
 
 import numpy as np
 
-from optrules.experiments.config import ConfigError
+from optrules.experiments.config import ConfigError, DatasetSpec
 
-__all__ = ["LOG_NAME", "RowLog", "TaskKey"]
+__all__ = ["LOG_NAME", "RowLog", "TaskKey", "dataset_setup"]
 
 #: The log's file name inside the output directory.
 LOG_NAME = "results.jsonl"
@@ -76,6 +78,17 @@ class RowLog:
                 "row": {k: _cell(v) for k, v in row.items()}}
         self._handle.write(json.dumps(line, default=str) + "\n")
         self._handle.flush()
+
+
+def dataset_setup(dataset: DatasetSpec) -> dict[str, Any]:
+    """The dataset's part of a task's setup: its entry, a CSV file's path replaced by the file's name
+    and the SHA-256 of its bytes."""
+    entry = dataset.to_dict()
+    if dataset.path is not None:
+        path = Path(dataset.path)
+        entry["path"] = path.name
+        entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return entry
 
 
 def _read(path: Path) -> dict[TaskKey, tuple[dict[str, Any], dict[str, Any]]]:

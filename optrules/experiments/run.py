@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 from optrules.estimators import RulesetClassifier
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
 from optrules.experiments.isolation import Ending, call_in_child
-from optrules.experiments.resume import RowLog
+from optrules.experiments.resume import RowLog, dataset_setup
 from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
@@ -183,6 +183,7 @@ def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: p
     except ValueError as error:  # e.g. a train_size of more rows than the dataset has
         raise ConfigError(f"dataset {dataset.name!r}: cannot split it with train_size "
                           f"{protocol.train_size!r}: {error}") from None
+    dataset_entry = dataset_setup(dataset)
     for method in config.methods:
         for fold, (train, test) in enumerate(splits):
             params = dict(method.params)
@@ -191,7 +192,7 @@ def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: p
             if method.accepts("random_state"):
                 params.setdefault("random_state", protocol.method_seed(fold))
             resolved = replace(method, params=params)
-            setup = {"protocol": protocol.to_dict(), "dataset": dataset.to_dict(),
+            setup = {"protocol": protocol.to_dict(), "dataset": dataset_entry,
                      "method": {k: v for k, v in resolved.to_dict().items() if k != "isolate"}}
             tasks.append(Task(dataset.name, resolved, fold, params.get("positive", dataset.positive),
                               X.iloc[train], y.iloc[train], X.iloc[test], y.iloc[test],
