@@ -6,8 +6,9 @@ stratified splits with the training sizes of Table 1 (german 700, australian 500
 1200, mushroom 5000, adult 5000), the rest of the rows as the test set. The splits are the runner's
 ``kind = "splits"`` protocol with a per-dataset ``train_size``: scikit-learn's
 ``StratifiedShuffleSplit(splits, train_size=..., random_state=0)``. They differ from those of the
-previous version of this script (``train_test_split(..., stratify=y, random_state=s)`` for split s),
-and so do the randomised strategies' seeds (the runner gives split k the seed
+previous version of this script (``train_test_split(..., stratify=y, random_state=s)`` for split s)
+except split 0, which ``train_test_split`` draws with the same splitter and seed; the randomised
+strategies' seeds differ too (the runner gives split k the seed
 ``SeedSequence([0, k])``, not k). C is chosen on the training data only (``C="cv"``:
 ``optrules.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
 warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr). car_evaluation is
@@ -286,6 +287,19 @@ def report(results: pd.DataFrame, limits: dict[str, float], out: Path, command: 
     write_report(out, "CLSVM strategies against Carrizosa et al., Tables 2-5", command, body + "\n")
 
 
+def without_note(argv: list[str]) -> list[str]:
+    """The command line without ``--note TEXT`` (the note is printed as the report's first paragraph)."""
+    shown, skip = [], False
+    for argument in argv:
+        if skip:
+            skip = False
+        elif argument == "--note":
+            skip = True
+        elif not argument.startswith("--note="):
+            shown.append(argument)
+    return shown
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(TRAIN_SIZE), choices=list(TRAIN_SIZE))
@@ -311,7 +325,7 @@ def main() -> None:
                     f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
                     f"statuses {dict(mine['status'].fillna('-').value_counts())}")
     results, limits = load_results(runs)
-    command = "python benchmarks/clsvm_paper.py " + " ".join(sys.argv[1:])
+    command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:]))
     report(results, limits, Path(args.out), command, args.note)
 
 
