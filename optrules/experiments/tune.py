@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # run.py imports this module
     from optrules.experiments.run import Task
 
 __all__ = ["METRICS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
-           "parse_tune", "score_matrix", "tune_tasks"]
+           "parse_tune", "score_matrix", "stack_scores", "tune_tasks"]
 
 #: Inner scores a tune step can maximise, all of the positive class against the rest.
 METRICS = ("f1", "accuracy", "balanced_accuracy")
@@ -411,7 +411,7 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
         task = tasks[index]
         spec = task.method.tune
         assert spec is not None
-        choice = choose(spec, _stack([[results[key] for key in row] for row in keys], spec.prefix is not None))
+        choice = choose(spec, stack_scores([[results[key] for key in row] for row in keys], spec.prefix is not None))
         params = {**task.method.params, **choice.configuration}
         if spec.prefix is not None:
             params[spec.prefix] = choice.k
@@ -419,7 +419,7 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
     return resolved
 
 
-def _stack(rows: list[list[np.ndarray]], prefix: bool) -> np.ndarray:
+def stack_scores(rows: list[list[np.ndarray]], prefix: bool) -> np.ndarray:
     """(configurations x folds x prefixes) from the inner score vectors; with prefix scoring each is
     padded with its last score to the longest, at least k = 0 and k = 1 (an empty model scores k = 1
     as its k = 0)."""
