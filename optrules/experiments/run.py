@@ -123,12 +123,19 @@ def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentC
     with progress, _backend(config) as n_jobs:
         pool = Parallel(n_jobs=n_jobs, return_as="generator")
         if any(t.method.tune is not None for t in tasks):
-            tasks = tune_tasks(tasks, config.protocol.seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner),
-                               progress.update, lambda n: progress.reset(total=n + len(tasks)))
+            tasks = _tune(tasks, config.protocol.seed, pool, progress)
         for outcome in pool(delayed(fit_and_score)(t) for t in tasks):
             outcomes.append(outcome)
             progress.update()
     return replace(config, datasets=tuple(datasets)), outcomes
+
+
+def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[Task]:
+    """The inner fits of the tuned methods in ``pool``, counted on the progress bar; returns the
+    tasks with each tuned one's chosen configuration (:func:`optrules.experiments.tune.tune_tasks`)."""
+    outer = len(tasks)
+    return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner),
+                      progress=progress.update, planned=lambda n: progress.reset(total=n + outer))
 
 
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
