@@ -662,7 +662,10 @@ def test_a_tuned_run_chooses_from_the_grid_and_its_row_is_the_direct_fit():
 
 
 def test_identical_inner_fits_of_two_methods_run_once():
-    config = load_config(tuned_config(datasets=[{"name": "haberman"}]))
+    base = tuned_config(datasets=[{"name": "haberman"}])
+    other_splits = {**base["methods"][0], "label": "libre 3 inner folds",
+                    "tune": {**base["methods"][0]["tune"], "inner_folds": 3}}
+    config = load_config({**base, "methods": [*base["methods"], other_splits]})
     tasks = _tasks(config, dataclasses.replace(config.datasets[0], positive="died_within_5y"),
                    *config.datasets[0].load())
     fitted: list[InnerTask] = []
@@ -673,8 +676,9 @@ def test_identical_inner_fits_of_two_methods_run_once():
             yield inner_scores(task)
 
     resolved = tune_tasks(tasks, config.protocol.seed, fit)
-    # libre and libre 2: 4 configurations x 2 inner splits x 3 folds, once; bottom-up: 2 x 3 x 3
-    assert len(fitted) == 4 * 2 * 3 + 2 * 3 * 3
+    # libre and libre 2: 4 configurations x 2 inner splits x 3 folds, once; bottom-up: 2 x 3 x 3;
+    # libre on 3 inner splits shares nothing: 4 x 3 x 3
+    assert len(fitted) == 4 * 2 * 3 + 2 * 3 * 3 + 4 * 3 * 3
     assert all(task.params["max_rules"] is None for task in fitted if task.method == "libre")
     assert [t.method.label for t in resolved] == [t.method.label for t in tasks]
     assert all(t.tuned == {} and t is u for t, u in zip(resolved, tasks) if t.method.tune is None)

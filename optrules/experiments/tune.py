@@ -391,8 +391,8 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
                 params[spec.prefix] = None
             row = []
             for s, (train, valid) in enumerate(splits):
-                key = json.dumps([task.dataset, task.fold, s, task.method.name, spec.metric, spec.prefix,
-                                  sorted(params.items())], default=repr)
+                key = json.dumps([task.dataset, task.fold, spec.inner_folds, s, task.method.name, spec.metric,
+                                  spec.prefix, sorted(params.items())], default=repr)
                 if key not in unique:
                     unique[key] = InnerTask(f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split "
                                             f"{s}, {configuration}", task.method.name, params, task.X_train,
