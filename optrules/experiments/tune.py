@@ -272,7 +272,7 @@ def score_matrix(predicted: np.ndarray, truth: np.ndarray, metric: str) -> np.nd
 def inner_scores(task: InnerTask) -> np.ndarray:
     """Fit and score one inner task: with prefix scoring, the score of every prefix k = 0 .. K of the
     fitted rules (index k: the first k rules); otherwise a single score, the model's."""
-    from optrules.experiments.run import FitError
+    from optrules.experiments.run import FitError  # run.py imports this module: import at call time
 
     X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
     X_valid, truth = task.X.iloc[task.valid], task.y.iloc[task.valid].to_numpy() == task.positive
