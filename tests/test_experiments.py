@@ -684,9 +684,16 @@ def test_identical_inner_fits_of_two_methods_run_once():
     assert all(t.tuned == {} and t is u for t, u in zip(resolved, tasks) if t.method.tune is None)
 
 
-def test_tuned_runs_agree_serial_joblib_dask_and_on_rerun():
+def test_tuned_runs_agree_serial_joblib_dask_and_on_rerun(tmp_path):
     config = tuned_config(datasets=[{"name": "haberman"}])
-    serial = run(config, verbose=False)
+    serial = run(config, out=tmp_path, verbose=False)
+    written = pd.read_csv(tmp_path / "results.csv")
+    tune_columns = [c for c in serial.columns if c.startswith("tune.")]
+    assert len(tune_columns) == 8
+    pd.testing.assert_frame_equal(written[tune_columns], serial[tune_columns], check_dtype=False)
+    assert "| haberman |" in (tmp_path / "report.md").read_text()
+    rerun_from_json = run(tmp_path / "config.json", verbose=False)
+    pd.testing.assert_frame_equal(without_timing(serial), without_timing(rerun_from_json))
     again = run(config, verbose=False)
     processes = run({**config, "parallel": {"backend": "loky", "jobs": 2}}, verbose=False)
     with local_cluster(1) as cluster:
