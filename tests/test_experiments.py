@@ -19,7 +19,8 @@ from sklearn.model_selection import StratifiedKFold
 import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
 from optrules.experiments.report import summary_table
-from optrules.experiments.run import COLUMNS, _tasks, execute, results_frame
+from optrules.experiments.run import COLUMNS, _chosen, _tasks, execute, results_frame
+from optrules.learners.libre import LibreClassifier
 
 SMALL_CANDIDATES = {"max_len": 2, "max_candidates": 40}
 
@@ -579,7 +580,7 @@ def test_prefix_scores_equal_refits_with_max_rules(name, params):
     params = {**METHODS[name].test_params, **params, "positive": "positive"}
     full = make_estimator(name, **params).fit(X.iloc[train], y.iloc[train]).ruleset_
     assert full.n_rules >= 3
-    task = InnerTask("test", name, params, X, y, train, valid, "positive", "f1", prefix=True)
+    task = InnerTask("test", make_estimator(name, **params), X, y, train, valid, "positive", "f1", prefix=True)
     scores = inner_scores(task)
     assert len(scores) == full.n_rules + 1
     truth = y.iloc[valid].to_numpy() == "positive"
@@ -675,11 +676,11 @@ def test_identical_inner_fits_of_two_methods_run_once():
             fitted.append(task)
             yield inner_scores(task)
 
-    resolved = tune_tasks(tasks, config.protocol.seed, fit)
+    resolved = tune_tasks(tasks, config.protocol.seed, fit, _chosen)
     # libre and libre 2: 4 configurations x 2 inner splits x 3 folds, once; bottom-up: 2 x 3 x 3;
     # libre on 3 inner splits shares nothing: 4 x 3 x 3
     assert len(fitted) == 4 * 2 * 3 + 2 * 3 * 3 + 4 * 3 * 3
-    assert all(task.params["max_rules"] is None for task in fitted if task.method == "libre")
+    assert all(task.estimator.max_rules is None for task in fitted if type(task.estimator) is LibreClassifier)
     assert [t.method.label for t in resolved] == [t.method.label for t in tasks]
     assert all(t.tuned == {} and t is u for t, u in zip(resolved, tasks) if t.method.tune is None)
 

@@ -134,8 +134,13 @@ def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[
     """The inner fits of the tuned methods in ``pool``, counted on the progress bar; returns the
     tasks with each tuned one's chosen configuration (:func:`optrules.experiments.tune.tune_tasks`)."""
     outer = len(tasks)
-    return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner),
+    return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner), _chosen,
                       progress=progress.update, planned=lambda n: progress.reset(total=n + outer))
+
+
+def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task:
+    """A tuned task made into the outer fit of its chosen parameters, recording ``columns``."""
+    return replace(task, method=replace(task.method, params=params), tuned=columns)
 
 
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:

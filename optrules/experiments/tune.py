@@ -53,13 +53,15 @@ import itertools
 import json
 import math
 import numbers
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
+from optrules.estimators import RulesetClassifier
 from optrules.registry import METHODS, get_method, make_estimator
 
 if TYPE_CHECKING:  # run.py imports this module
@@ -231,13 +233,13 @@ def _sort_key(value: Any) -> tuple[bool, Any]:
 class InnerTask:
     """One configuration fitted on one inner training split of an outer training fold.
 
-    It carries the outer training fold and the split's positions in it, so that tasks sent to
-    worker processes do not each hold a copy of their rows until they run.
+    It carries the unfitted estimator (made where the run started, so workers need no registry
+    entry), the outer training fold and the split's positions in it, so that tasks sent to worker
+    processes do not each hold a copy of their rows until they run.
     """
 
     where: str  #: "label on dataset, fold f, inner split s, {configuration}" for error messages
-    method: str
-    params: dict[str, Any]
+    estimator: RulesetClassifier
     X: pd.DataFrame
     y: pd.Series
     train: np.ndarray
@@ -277,7 +279,7 @@ def inner_scores(task: InnerTask) -> np.ndarray:
     X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
     X_valid, truth = task.X.iloc[task.valid], task.y.iloc[task.valid].to_numpy() == task.positive
     try:
-        estimator = make_estimator(task.method, **task.params).fit(X_train, y_train)
+        estimator = clone(task.estimator).fit(X_train, y_train)
         if not task.prefix:
             return score_matrix(estimator.predict(X_valid) == task.positive, truth, task.metric)
         ruleset = estimator.ruleset_
@@ -367,14 +369,16 @@ def _cell(value: Any) -> Any:
 
 
 def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTask]], Iterable[np.ndarray]],
+               apply: Callable[[Task, dict[str, Any], dict[str, Any]], Task],
                progress: Callable[[], Any] = lambda: None, planned: Callable[[int], Any] = lambda n: None
                ) -> list[Task]:
     """Resolve every tuned task into the outer fit of its chosen configuration.
 
     ``fit`` maps inner tasks to their :func:`inner_scores`, in order (the run's joblib or Dask pool);
+    ``apply(task, params, columns)`` makes the outer task that fits ``params`` (the method's, the
+    chosen configuration and k) and records ``columns`` (the ``tune.*`` cells) in its row.
     ``planned`` is told the number of inner fits before they start and ``progress`` is called once
-    per inner fit done (a progress bar). Untuned tasks are returned as they are; tuned ones
-    with the chosen parameters and the ``tune.*`` columns in ``Task.tuned``.
+    per inner fit done (a progress bar). Untuned tasks are returned as they are.
     """
     unique: dict[str, InnerTask] = {}
     plans: list[tuple[int, list[list[str]]]] = []  # (task index, [configuration][split] -> inner task key)
@@ -394,8 +398,8 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
                 key = json.dumps([task.dataset, task.fold, spec.inner_folds, s, task.method.name, spec.metric,
                                   spec.prefix, sorted(params.items())], default=repr)
                 if key not in unique:
-                    unique[key] = InnerTask(f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split "
-                                            f"{s}, {configuration}", task.method.name, params, task.X_train,
+                    where = f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split {s}, {configuration}"
+                    unique[key] = InnerTask(where, make_estimator(task.method.name, **params), task.X_train,
                                             task.y_train, train, valid, task.positive, spec.metric,
                                             spec.prefix is not None)
                 row.append(key)
@@ -415,7 +419,7 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
         params = {**task.method.params, **choice.configuration}
         if spec.prefix is not None:
             params[spec.prefix] = choice.k
-        resolved[index] = replace(task, method=replace(task.method, params=params), tuned=choice.columns(spec))
+        resolved[index] = apply(task, params, choice.columns(spec))
     return resolved
 
 
