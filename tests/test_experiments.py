@@ -286,6 +286,11 @@ def test_progress_bar_on_a_terminal_unless_not_verbose(monkeypatch):
     assert terminal.getvalue() == ""
     run(config, verbose=True)
     assert re.search(r"small: 100%.*3/3", terminal.getvalue())
+    tuned = small_config(datasets=[{"name": "haberman"}], protocol={"kind": "kfold", "folds": 2},
+                         methods=[{"name": "bottom-up", "tune": {"grid": {"chi2_threshold": [4.6, 6.0]},
+                                                                  "inner_folds": 2}}])
+    run(tuned, verbose=True)  # 2 outer fits and 2 x 2 x 2 inner fits
+    assert re.search(r"small: 100%.*10/10", terminal.getvalue())
 
 
 def local_cluster(n_workers: int):

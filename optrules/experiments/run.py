@@ -133,9 +133,12 @@ def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentC
 def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[Task]:
     """The inner fits of the tuned methods in ``pool``, counted on the progress bar; returns the
     tasks with each tuned one's chosen configuration (:func:`optrules.experiments.tune.tune_tasks`)."""
-    outer = len(tasks)
+    def planned(n_inner: int) -> None:
+        progress.total += n_inner
+        progress.refresh()
+
     return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner), _chosen,
-                      progress=progress.update, planned=lambda n: progress.reset(total=n + outer))
+                      progress=progress.update, planned=planned)
 
 
 def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task:
