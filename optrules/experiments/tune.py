@@ -19,8 +19,9 @@ Semantics, for one outer fold:
 1. Every *configuration* (the grid's Cartesian product, in grid order: the first parameter varies
    slowest) is fitted on each inner training split and scored on its validation split. The inner
    splits are ``StratifiedKFold(inner_folds, shuffle=True, random_state=protocol seed)`` of the outer
-   training fold, stratified on its labels. Inner fits get the outer fit's parameters (its
-   ``random_state`` too: the protocol's seed for that outer fold) with the configuration on top.
+   training fold, stratified on its labels. Inner fits get the outer fit's parameters with the
+   configuration on top; so a randomised method's ``random_state`` is the outer fold's
+   (``Protocol.method_seed(fold)``) unless ``params`` sets one.
 2. With ``prefix``, the method must declare that its rules come in greedy order so that the model
    ``prefix=k`` predicts positive iff one of the first ``k`` rules of the unlimited fit fires
    (:attr:`optrules.registry.Method.prefix`); each inner fit runs with ``prefix`` unset and scores
