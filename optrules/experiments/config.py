@@ -25,6 +25,11 @@ solver and solver options) and how to run the fits in parallel::
     params = { alpha = 0.7, candidates = { max_len = 2 } }
     meta = ["n_candidates"]   # Ruleset.meta entries copied into the table (columns meta.<key>)
 
+    [[methods]]
+    name = "libre"
+    [methods.tune]            # nested selection on every outer training fold (experiments.tune)
+    grid = { n_estimators = [5, 20], alpha = [0.5, 0.9] }
+
     [parallel]
     backend = "loky"          # "loky" (worker processes) or "dask"
     jobs = 2
@@ -43,9 +48,10 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit, train_test_split
 
 from optrules.datasets import info, load, load_csv
+from optrules.experiments.tune import TuneSpec, parse_tune
 from optrules.registry import get_method, make_estimator
 from optrules.solvers import SOLVERS
 
@@ -72,7 +78,8 @@ class DatasetSpec:
     """One dataset: a bundled one (``path`` is None) or a CSV file with its label column.
 
     ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
-    class, else the minority class).
+    class, else the minority class). ``max_train``: at most this many training rows per fold, a
+    stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold.
     """
 
     name: str
@@ -80,6 +87,7 @@ class DatasetSpec:
     label: str = "class"
     positive: Any = None
     categorical: tuple[str, ...] = ()
+    max_train: int | None = None
 
     def load(self) -> tuple[pd.DataFrame, pd.Series]:
         if self.path is None:
@@ -93,9 +101,10 @@ class DatasetSpec:
 
     def to_dict(self) -> dict[str, Any]:
         if self.path is None:
-            return _without_none({"name": self.name, "positive": self.positive})
+            return _without_none({"name": self.name, "positive": self.positive, "max_train": self.max_train})
         return _without_none({"name": self.name, "path": self.path, "label": self.label,
-                              "positive": self.positive, "categorical": list(self.categorical) or None})
+                              "positive": self.positive, "categorical": list(self.categorical) or None,
+                              "max_train": self.max_train})
 
 
 @dataclass(frozen=True)
@@ -104,13 +113,15 @@ class MethodSpec:
 
     ``params`` holds everything passed to the estimator, ``solver`` and ``solver_options`` included.
     ``meta`` names the entries of the fitted ``Ruleset.meta`` copied into the result table (columns
-    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own.
+    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own. ``tune``:
+    the nested selection of some parameters on every outer training fold (:mod:`.tune`), or None.
     """
 
     label: str
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     meta: tuple[str, ...] = ()
+    tune: TuneSpec | None = None
 
     @property
     def exact(self) -> bool:
@@ -128,6 +139,8 @@ class MethodSpec:
         entry["params"] = params
         if self.meta:
             entry["meta"] = list(self.meta)
+        if self.tune is not None:
+            entry["tune"] = self.tune.to_dict()
         return entry
 
 
@@ -150,6 +163,16 @@ class Protocol:
         else:
             splitter = StratifiedShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
         return list(splitter.split(np.zeros((len(y), 1)), y.to_numpy()))
+
+    def subsample(self, train: np.ndarray, y: pd.Series, max_rows: int | None) -> np.ndarray:
+        """At most ``max_rows`` of the training indices ``train``: a stratified random subsample
+        (``train_test_split(train, train_size=max_rows, stratify=labels, random_state=seed)``, in the
+        order it returns them), the same for every method."""
+        if max_rows is None or len(train) <= max_rows:
+            return train
+        kept, _ = train_test_split(train, train_size=max_rows, stratify=y.to_numpy()[train],
+                                   random_state=self.seed)
+        return kept
 
     def method_seed(self, fold: int) -> int:
         """The ``random_state`` given to randomised methods on fold ``fold``: set by the seed alone,
@@ -274,15 +297,15 @@ def _known_keys(entry: Mapping[str, Any], known: set[str], where: str) -> None:
 def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
     where = f"datasets[{index}]"
     if "path" not in entry:
-        _known_keys(entry, {"name", "positive"}, f"{where} (a bundled dataset; a CSV file needs path)")
+        _known_keys(entry, {"name", "positive", "max_train"}, f"{where} (a bundled dataset; a CSV file needs path)")
         if "name" not in entry:
             raise ConfigError(f"{where}: give the name of a bundled dataset or the path of a CSV file")
         try:
             name = info(entry["name"])["name"]
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{where}: {error}") from None
-        return DatasetSpec(name, positive=entry.get("positive"))
-    _known_keys(entry, {"name", "path", "label", "positive", "categorical"}, where)
+        return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where))
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "max_train"}, where)
     path = base / Path(entry["path"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
@@ -291,7 +314,14 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
         raise ConfigError(f"{where}: categorical must be a list of column names")
     name = entry.get("name", path.name.split(".")[0])
     return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
-                       entry.get("positive"), tuple(categorical))
+                       entry.get("positive"), tuple(categorical), _max_train(entry, where))
+
+
+def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
+    rows = entry.get("max_train")
+    if rows is not None and (not _is_int(rows) or rows < 2):
+        raise ConfigError(f"{where}: max_train must be a number of rows >= 2, got {rows!r}")
+    return rows
 
 
 def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
@@ -303,7 +333,7 @@ def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
 
 
 def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = ()) -> MethodSpec:
-    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta"}, f"methods[{index}]")
+    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta", "tune"}, f"methods[{index}]")
     if "name" not in entry:
         raise ConfigError(f"methods[{index}]: no name; `optrules methods` lists the registered methods")
     name = entry["name"]
@@ -330,7 +360,11 @@ def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] =
     if not isinstance(label, str) or not label:
         raise ConfigError(f"{where}: label must be a non-empty string, got {label!r}")
     meta = _meta_keys(entry.get("meta", []), f"{where}: meta")
-    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)))
+    try:
+        tune = None if "tune" not in entry else parse_tune(entry["tune"], name, params)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)), tune)
 
 
 def _protocol(entry: Mapping[str, Any]) -> Protocol:

@@ -5,6 +5,10 @@ in joblib worker processes or on a Dask cluster (joblib's Dask backend). Tasks a
 submission order (dataset, method, fold) and every randomised method gets a ``random_state`` set by
 the protocol's seed and the fold alone, so the table does not depend on where the fits ran: rerunning
 a configuration reproduces it exactly, except the timing column ``fit_seconds``.
+
+Methods with a ``tune`` step run in two phases in the same pool: first the inner fits of every tuned
+method (:mod:`optrules.experiments.tune`), then, once each outer fold's configuration is chosen, all
+the outer fits.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import numbers
 import os
 import socket
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -26,6 +30,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
+from optrules.experiments.tune import TUNE_PREFIX, inner_scores, tune_tasks
 from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
@@ -60,6 +65,7 @@ class Task:
     y_train: pd.Series
     X_test: pd.DataFrame
     y_test: pd.Series
+    tuned: Mapping[str, Any] = field(default_factory=dict)  #: a tuned method's tune.* columns
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,8 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
     bar is shown on a terminal unless ``verbose`` is False.
 
     Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
-    ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them).
+    ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them),
+    then the ``tune.<...>`` columns of tuned methods (:mod:`optrules.experiments.tune`).
     """
     resolved, outcomes = execute(load_config(config).with_parallel(jobs, scheduler), verbose=verbose)
     results = results_frame(outcomes)
@@ -93,10 +100,12 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
 
 def results_frame(outcomes: list[Outcome]) -> pd.DataFrame:
     """The rows as a table: :data:`COLUMNS`, then the ``meta.<key>`` columns in order of appearance
-    (the rows are in dataset, method, fold order, so the order is the configuration's). A method
-    that does not list a key has an empty (NaN) cell in its column."""
+    (the rows are in dataset, method, fold order, so the order is the configuration's), then the
+    ``tune.<...>`` columns likewise. A method that does not list a key, or is not tuned, has an empty
+    (NaN) cell in such a column."""
     meta_columns = dict.fromkeys(k for o in outcomes for k in o.row if k.startswith(META_PREFIX))
-    return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns])
+    tune_columns = dict.fromkeys(k for o in outcomes for k in o.row if k.startswith(TUNE_PREFIX))
+    return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns, *tune_columns])
 
 
 def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentConfig, list[Outcome]]:
@@ -112,10 +121,29 @@ def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentC
                     disable=not (verbose and sys.stderr.isatty()))
     outcomes = []
     with progress, _backend(config) as n_jobs:
-        for outcome in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fit_and_score)(t) for t in tasks):
+        pool = Parallel(n_jobs=n_jobs, return_as="generator")
+        if any(t.method.tune is not None for t in tasks):
+            tasks = _tune(tasks, config.protocol.seed, pool, progress)
+        for outcome in pool(delayed(fit_and_score)(t) for t in tasks):
             outcomes.append(outcome)
             progress.update()
     return replace(config, datasets=tuple(datasets)), outcomes
+
+
+def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[Task]:
+    """The inner fits of the tuned methods in ``pool``, counted on the progress bar; returns the
+    tasks with each tuned one's chosen configuration (:func:`optrules.experiments.tune.tune_tasks`)."""
+    def planned(n_inner: int) -> None:
+        progress.total += n_inner
+        progress.refresh()
+
+    return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner), _chosen,
+                      progress=progress.update, planned=planned)
+
+
+def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task:
+    """A tuned task made into the outer fit of its chosen parameters, recording ``columns``."""
+    return replace(task, method=replace(task.method, params=params), tuned=columns)
 
 
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
@@ -130,7 +158,8 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
 
 def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
     tasks = []
-    splits = config.protocol.splits(y)
+    splits = [(config.protocol.subsample(train, y, dataset.max_train), test)
+              for train, test in config.protocol.splits(y)]
     for method in config.methods:
         for fold, (train, test) in enumerate(splits):
             params = dict(method.params)
@@ -211,6 +240,7 @@ def fit_and_score(task: Task) -> Outcome:
         "fit_seconds": float(ruleset.meta["fit_seconds"]),
         **_solve_summary(ruleset.meta),
         **{META_PREFIX + key: _meta_value(ruleset.meta.get(key)) for key in task.method.meta},
+        **task.tuned,
     }
     return Outcome(row, ruleset)
 
