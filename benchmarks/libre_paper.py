@@ -121,9 +121,9 @@ def experiment(args: argparse.Namespace, dataset: str) -> dict[str, Any]:
     tune = {"grid": grid_of(args, dataset), "inner_folds": args.inner_folds, "metric": "f1",
             "select": "one-se" if args.tolerance == "se" else float(args.tolerance),
             "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
-    params = {"conflicts": args.conflicts, "n_jobs": 1, "random_state": SEED}
+    params = {"conflicts": args.conflicts, "top_k": args.top_k, "n_jobs": 1, "random_state": SEED}
     entry: dict[str, Any] = {"name": dataset}
-    if dataset == "adult":
+    if dataset == "adult" and args.adult_train is not None:
         entry["max_train"] = args.adult_train
     return {
         "title": f"LIBRE paper: {dataset}",
@@ -194,18 +194,27 @@ def command_of(args: argparse.Namespace, datasets: list[str]) -> str:
         f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features != [MAX_FEATURES] else "") + (
         f" --max-intervals {' '.join(args.max_intervals)}" if intervals != ["none"] else "") + (
         f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
-        f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "")
+        f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "") + (
+        f" --top-k {args.top_k}" if args.top_k is not None else "")
     if "adult" in datasets:
-        command += f" --adult-train {args.adult_train} --adult-estimators " + " ".join(
+        command += f" --adult-train {args.adult_train or 'all'} --adult-estimators " + " ".join(
             map(str, args.adult_estimators))
     return command
 
 
-def grid_text(grid: dict[str, list]) -> str:
+def grid_text(grid: dict[str, list], top_k: int | None) -> str:
     return (f"E in {grid['n_estimators']}, heuristic in {grid['heuristic']}, ChiMerge threshold in "
             f"{grid['chi2_threshold']}, alpha in {grid['alpha']}, max_features in {grid['max_features']}, "
-            f"ChiMerge max_intervals in {[v or 0 for v in grid['max_intervals']]} (0 = none), top_k = 200 "
-            f"(default), random_state = {SEED}, k = max_rules from the greedy prefixes")
+            f"ChiMerge max_intervals in {[v or 0 for v in grid['max_intervals']]} (0 = none), top_k = {top_k} "
+            f"({'no filter' if top_k is None else 'filter'}), random_state = {SEED}, k = max_rules from the greedy prefixes")
+
+
+def _rows_or_all(text: str) -> int | None:
+    return None if text.lower() == "all" else int(text)
+
+
+def _rows_or_none(text: str) -> int | None:
+    return None if text.lower() == "none" else int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,8 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2 datasets, smaller grid (a smoke run)")
     parser.add_argument("--datasets", nargs="+", default=None, choices=DATASETS)
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--adult-train", type=int, default=4000,
-                        help="stratified subsample of adult's outer training fold (inner CV and refit)")
+    parser.add_argument("--adult-train", type=_rows_or_all, default=4000,
+                        help="stratified subsample of adult's outer training fold (inner CV and refit); "
+                             "'all' = the whole fold")
     parser.add_argument("--adult-estimators", type=int, nargs="+", default=[5, 20],
                         help="E values tried on adult (reduced grid)")
     parser.add_argument("--conflicts", choices=["strict", "majority"], default="strict",
@@ -226,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tolerance", default="se",
                         help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
     parser.add_argument("--inner-folds", type=int, default=3)
+    parser.add_argument("--top-k", type=_rows_or_none, default=None,
+                        help="LibreClassifier(top_k=...): 'none' (the default here) fits without the "
+                             "candidate filter, as the paper's experiments do; a number keeps that many")
     parser.add_argument("--out", default=None)
     args = parser.parse_args(argv)
     datasets = args.datasets or (["haberman", "wisconsin"] if args.quick else DATASETS)
@@ -242,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         seconds = time.perf_counter() - began
         note = ""
         if name == "adult":
-            note = f" (reduced: {args.adult_train} train rows/fold, E in {sorted(set(args.adult_estimators))})"
+            rows_note = "all" if args.adult_train is None else f"{args.adult_train}"
+            note = f" ({rows_note} train rows/fold, E in {sorted(set(args.adult_estimators))})"
         for label in LABELS:
             rows.append(summarize(name, label, results[results["method"] == label], note))
             log(rows[-1])
@@ -260,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets),
         f"Total run time: {total:.0f} s (the experiment runner, {args.n_jobs} worker(s)).\n\n"
-        f"Grid: {grid_text(grid)}. Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
+        f"Grid: {grid_text(grid, args.top_k)}. Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
         f"stratified {args.inner_folds}-fold CV on the outer training fold (the runner's tune step); among "
         f"the (configuration, k) within {tolerance} of the best mean inner F1, fewer rules first "
         "(smallest k, then highest inner F1, then grid order: smallest E first); refit on the outer "
