@@ -30,7 +30,10 @@ def main() -> None:
     results = run(config, jobs=args.jobs)
     seconds = time.perf_counter() - started
     command = f"python benchmarks/run_config.py {args.config}" + (f" --jobs {args.jobs}" if args.jobs else "")
-    body = (f"{len(results)} fits in {seconds:.0f} s wall. Configuration: `{args.config}`.\n\n"
+    folds = config.protocol.folds if config.protocol.kind == "kfold" else config.protocol.repeats
+    inner = sum(len(m.tune.configurations()) * m.tune.inner_folds for m in config.methods if m.tune is not None)
+    tuned = f" and {inner * folds * len(config.datasets)} inner fits of the tune steps" if inner else ""
+    body = (f"{len(results)} fits{tuned} in {seconds:.0f} s wall. Configuration: `{args.config}`.\n\n"
             f"{markdown_report(results)}")
     write_report(Path(__file__).parent / "results" / f"{Path(args.config).stem}.md",
                  config.title or Path(args.config).stem, command, body)

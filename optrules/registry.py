@@ -30,6 +30,12 @@ class Method:
     fixed: dict[str, Any] = field(default_factory=dict)
     test_params: dict[str, Any] = field(default_factory=dict)
     kind: str = "set"  #: the kind of Ruleset it returns
+    #: The parameter k (``max_rules``) of methods whose rules come in greedy selection order, so that
+    #: the fit with ``k`` predicts as the first k rules of the fit without it (a tune step scores all
+    #: k from one fit: optrules.experiments.tune); None for the others. ``prefix_requires``: the
+    #: parameter values this holds under (LIBRE's greedy, not ILP, selection).
+    prefix: str | None = None
+    prefix_requires: dict[str, Any] = field(default_factory=dict)
 
 
 METHODS: dict[str, Method] = {
@@ -43,12 +49,14 @@ METHODS: dict[str, Method] = {
         Method("setcover-greedy", SetCoverClassifier, False,
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},
-               test_params={"candidates": {"max_len": 2, "max_candidates": 50}}),
+               test_params={"candidates": {"max_len": 2, "max_candidates": 50}}, prefix="max_rules"),
         Method("libre", LibreClassifier, False,
                "LIBRE: ensemble of bottom-up Boolean-lattice weak learners, greedy weighted set cover",
-               test_params={"n_estimators": 3, "random_state": 0}),
+               test_params={"n_estimators": 3, "random_state": 0},
+               prefix="max_rules", prefix_requires={"selection": "greedy"}),
         Method("bottom-up", BottomUpClassifier, False,
-               "LIBRE's base bottom-up learner on all features, greedy weighted set cover"),
+               "LIBRE's base bottom-up learner on all features, greedy weighted set cover",
+               prefix="max_rules", prefix_requires={"selection": "greedy"}),
         Method("append", DecisionListClassifier, False,
                "decision list, CN2 order: best Laplace rule appended, covered cases removed (each rule "
                "by exact OPUS-style search, the list greedily)",

@@ -177,6 +177,20 @@ def test_cl_rr_reports_which_solver_solved_the_relaxation(solver):
     assert 1 <= ruleset.meta["roundings_tried"] <= 4
 
 
+@pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
+def test_cl_rr_rounds_the_last_iterate_when_ipopt_stops_at_its_time_limit(german_sample):
+    """Ipopt stopped by max_wall_time (its status -5) is a time limit, not an error: the strategy
+    rounds the last iterate, and the report says time_limit with a status no better than FEASIBLE."""
+    X, y = german_sample
+    ruleset = CLSVMClassifier(strategy="cl-rr", C=10.0, draws=3, solver="ipopt", random_state=0,
+                              solver_options={"time_limit": 1e-4}).fit(X, y).ruleset_
+    relaxation = ruleset.meta["solve_reports"][2]
+    assert relaxation.solver == "ipopt" and relaxation.termination == "time_limit"
+    assert relaxation.status in (Status.FEASIBLE, Status.NO_SOLUTION)
+    assert (relaxation.objective is None) == (relaxation.status is Status.NO_SOLUTION)
+    assert ruleset.n_rules > 0 and 1 <= ruleset.meta["roundings_tried"] <= 3
+
+
 def test_randomized_rounding_is_reproducible_with_random_state(german_sample):
     X, y = german_sample
     first = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=3, draws=5).fit(X, y).ruleset_

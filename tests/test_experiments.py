@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import json
@@ -9,14 +10,17 @@ import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
+from sklearn.model_selection import StratifiedKFold
 
 import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
 from optrules.experiments.report import summary_table
-from optrules.experiments.run import COLUMNS, execute, results_frame
+from optrules.experiments.run import COLUMNS, _chosen, _tasks, execute, results_frame
+from optrules.learners.libre import LibreClassifier
 
 SMALL_CANDIDATES = {"max_len": 2, "max_candidates": 40}
 
@@ -309,6 +313,11 @@ def test_progress_bar_on_a_terminal_unless_not_verbose(monkeypatch):
     assert terminal.getvalue() == ""
     run(config, verbose=True)
     assert re.search(r"small: 100%.*3/3", terminal.getvalue())
+    tuned = small_config(datasets=[{"name": "haberman"}], protocol={"kind": "kfold", "folds": 2},
+                         methods=[{"name": "bottom-up", "tune": {"grid": {"chi2_threshold": [4.6, 6.0]},
+                                                                  "inner_folds": 2}}])
+    run(tuned, verbose=True)  # 2 outer fits and 2 x 2 x 2 inner fits
+    assert re.search(r"small: 100%.*10/10", terminal.getvalue())
 
 
 def local_cluster(n_workers: int):
@@ -462,3 +471,381 @@ def test_run_command_writes_outputs_and_reports_errors(tmp_path, capsys):
     assert main(["run", str(path)]) == 2
     assert re.search(r"optrules: error: .*exp\.toml: methods\[0\] \('setcover'\): unknown solver 'cplex'",
                      capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tune step: nested selection (optrules.experiments.tune) and per-dataset max_train
+# ---------------------------------------------------------------------------------------------
+
+from optrules.experiments.tune import (  # noqa: E402  (kept beside the tests that use them)
+    InnerTask, TuneSpec, choose, inner_scores, score_matrix, stack_scores, tune_tasks)
+from optrules.registry import METHODS, make_estimator  # noqa: E402
+
+
+def hand_scores() -> np.ndarray:
+    """3 configurations (a = 1, 2, 3) x 4 inner folds x k = 0..3, dyadic values so means are exact.
+
+    Means by (configuration, k=1..3): a=1: .5, .75, .625; a=2: .6875, .75, .75; a=3: .25, .5, .75.
+    The best is a=1, k=2 (the first .75); its scores .5, .75, .75, 1 have SE sqrt(.125 / 3) / 2 = .1021.
+    """
+    scores = np.empty((3, 4, 4))
+    scores[:, :, 0] = [[0.0] * 4, [0.0] * 4, [1.0] * 4]  # k = 0 of a=3 scores 1.0 but is not a model
+    scores[0, :, 1:] = np.array([[0.5] * 4, [0.5, 0.75, 0.75, 1.0], [0.625] * 4]).T
+    scores[1, :, 1:] = np.array([[0.6875] * 4, [0.75] * 4, [0.75] * 4]).T
+    scores[2, :, 1:] = np.array([[0.25] * 4, [0.5] * 4, [0.5, 1.0, 0.5, 1.0]]).T
+    return scores
+
+
+def hand_spec(**changes) -> TuneSpec:
+    spec = TuneSpec(grid=(("a", (1, 2, 3)),), inner_folds=4, prefix="max_rules")
+    return dataclasses.replace(spec, **changes)
+
+
+SE = float(np.sqrt(0.125 / 3) / 2)
+
+
+@pytest.mark.parametrize("changes, a, k, score, ties", [
+    # one-SE: near-ties are >= .75 - .1021: (1,2) (2,1) (2,2) (2,3) (3,3); fewest rules first
+    ({"prefer": ("max_rules", "-score")}, 2, 1, 0.6875, 1),
+    # highest score first, then fewest rules: (1,2) and (2,2) tie, grid order decides
+    ({"prefer": ("-score", "max_rules")}, 1, 2, 0.75, 2),
+    # no prefer key: grid order, then the smaller k; all five near-ties are tied
+    ({"prefer": ()}, 1, 2, 0.75, 5),
+    # descending on a grid parameter
+    ({"prefer": ("-a",)}, 3, 3, 0.75, 1),
+    ({"prefer": ("a", "-max_rules")}, 1, 2, 0.75, 1),
+    # "best": only the .75s; fewest rules: (1,2) (2,2) tie
+    ({"select": "best", "prefer": ("max_rules",)}, 1, 2, 0.75, 2),
+    # tolerances: .1 admits (2,1) at .6875; .05 does not
+    ({"select": 0.1, "prefer": ("max_rules",)}, 2, 1, 0.6875, 1),
+    ({"select": 0.05, "prefer": ("max_rules", "-a")}, 2, 2, 0.75, 1),
+    # the k cap: k <= 2 leaves (1,2) as the best, (2,1) and (2,2) near it
+    ({"max_prefix": 2, "prefer": ("-score",)}, 1, 2, 0.75, 2),
+])
+def test_selection_arithmetic_on_hand_made_scores(changes, a, k, score, ties):
+    choice = choose(hand_spec(**changes), hand_scores())
+    assert (choice.configuration, choice.k, choice.score, choice.ties) == ({"a": a}, k, score, ties)
+    assert choice.best == 0.75 and choice.se == pytest.approx(SE)
+
+
+def test_selection_with_a_cap_of_one_rule_and_without_prefix_scoring():
+    choice = choose(hand_spec(max_prefix=1, prefer=("max_rules",)), hand_scores())
+    assert (choice.configuration, choice.k, choice.score, choice.best, choice.se) == ({"a": 2}, 1, 0.6875, 0.6875, 0)
+    # without prefix scoring the candidates are the configurations: here the k = 2 slice
+    plain = TuneSpec(grid=(("a", (1, 2, 3)),), inner_folds=4)
+    choice = choose(plain, hand_scores()[:, :, 2:3])
+    assert (choice.configuration, choice.k, choice.best, choice.ties) == ({"a": 1}, None, 0.75, 2)
+    assert choice.se == pytest.approx(SE)
+    columns = choice.columns(plain)
+    assert columns == {"tune.a": 1, "tune.score": 0.75, "tune.best": 0.75, "tune.se": choice.se, "tune.ties": 2}
+
+
+def reference_selection(scores: np.ndarray, k_max: int | None, tolerance: float | None) -> tuple[int, int, int]:
+    """The selection benchmarks/libre_paper.py made before the runner had a tune step, written out
+    loop by loop: (configuration, k, ties) with the fewest rules, then the highest mean, then the
+    first configuration (E varies slowest in its grid), among the near-ties of the best."""
+    n_configs, n_folds, length = scores.shape
+    ks = range(1, length if k_max is None else min(length, k_max + 1))
+    means = {(c, k): scores[c, :, k].mean() for c in range(n_configs) for k in ks}
+    best = max(means.values())
+    first_best = next((c, k) for c in range(n_configs) for k in ks if means[c, k] == best)
+    margin = scores[first_best[0], :, first_best[1]].std(ddof=1) / np.sqrt(n_folds) if tolerance is None \
+        else tolerance
+    near = [(k, -m, c) for (c, k), m in means.items() if m >= best - margin - 1e-12]
+    k, negative_mean, c = min(near)
+    return c, k, sum(1 for key in near if key[:2] == (k, negative_mean))
+
+
+def test_selection_equals_the_old_benchmark_selection_on_random_scores():
+    rng = np.random.default_rng(7)
+    spec = TuneSpec(grid=(("a", tuple(range(6))),), inner_folds=3, prefix="max_rules",
+                    prefer=("max_rules", "-score"))
+    for trial in range(300):
+        scores = rng.integers(0, 5, size=(6, 3, int(rng.integers(2, 6)))) / 4  # coarse: many ties
+        k_max = [None, 1, 3][trial % 3]
+        tolerance = [None, 0.1][trial % 2]
+        trial_spec = dataclasses.replace(spec, max_prefix=k_max,
+                                         select="one-se" if tolerance is None else tolerance)
+        choice = choose(trial_spec, scores)
+        assert (choice.configuration["a"], choice.k, choice.ties) == reference_selection(scores, k_max, tolerance)
+
+
+def test_stacked_prefix_scores_pad_short_fits_with_their_full_rule_set():
+    rows = [[np.array([0.0, 0.5]), np.array([0.0, 0.25, 0.75, 1.0])], [np.array([0.1]), np.array([0.0, 0.5])]]
+    stacked = stack_scores(rows, prefix=True)
+    assert stacked.shape == (2, 2, 4)
+    assert stacked[0, 0].tolist() == [0.0, 0.5, 0.5, 0.5]   # 1 rule: k = 2, 3 are that rule
+    assert stacked[1, 0].tolist() == [0.1] * 4              # no rule at all
+    assert stack_scores([[np.array([0.0]), np.array([0.5])]], prefix=True).shape == (1, 2, 2)  # k = 1 exists
+    assert stack_scores([[np.array([0.3]), np.array([0.5])]], prefix=False).tolist() == [[[0.3], [0.5]]]
+
+
+def test_score_matrix_agrees_with_scikit_learn():
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+    rng = np.random.default_rng(0)
+    truth = rng.random(40) < 0.3
+    predicted = rng.random((40, 5)) < 0.4
+    predicted[:, 0] = False  # nothing predicted positive: F1 0
+    for metric, reference in (("f1", lambda t, p: f1_score(t, p, zero_division=0.0)),
+                              ("accuracy", accuracy_score), ("balanced_accuracy", balanced_accuracy_score)):
+        expected = [reference(truth, predicted[:, j]) for j in range(5)]
+        assert score_matrix(predicted, truth, metric) == pytest.approx(expected), metric
+
+
+PREFIX_METHODS = sorted(name for name, method in METHODS.items() if method.prefix is not None)
+
+
+def test_the_prefix_capable_methods_are_the_greedy_rule_sets():
+    assert PREFIX_METHODS == ["bottom-up", "libre", "setcover-greedy"]
+
+
+@pytest.mark.parametrize("params", [{}, {"conflicts": "majority", "alpha": 0.9}], ids=["strict", "majority"])
+@pytest.mark.parametrize("name", PREFIX_METHODS)
+def test_prefix_scores_equal_refits_with_max_rules(name, params):
+    """The declared claim: the fit with max_rules=k has the first k rules of the unlimited fit, and
+    the inner scores of every prefix equal the F1 of those refits."""
+    if name == "setcover-greedy":
+        params = {"alpha": params.get("alpha", 0.7)}
+    X, y = optrules.load("tic_tac_toe")
+    train, valid = np.arange(0, len(X), 2), np.arange(1, len(X), 2)
+    params = {**METHODS[name].test_params, **params, "positive": "positive"}
+    full = make_estimator(name, **params).fit(X.iloc[train], y.iloc[train]).ruleset_
+    assert full.n_rules >= 3
+    task = InnerTask("test", make_estimator(name, **params), X, y, train, valid, "positive", "f1", prefix=True)
+    scores = inner_scores(task)
+    assert len(scores) == full.n_rules + 1
+    truth = y.iloc[valid].to_numpy() == "positive"
+    for k in range(1, full.n_rules + 2):
+        refit = make_estimator(name, **params, max_rules=k).fit(X.iloc[train], y.iloc[train])
+        assert refit.ruleset_.rules == full.rules[:k], k
+        predicted = refit.predict(X.iloc[valid]) == "positive"
+        assert scores[min(k, full.n_rules)] == f1_score(truth, predicted), k
+
+
+def tuned_config(**overrides) -> dict:
+    config = {
+        "title": "tuned",
+        "protocol": {"kind": "kfold", "folds": 3, "seed": 2},
+        "datasets": [{"name": "haberman"}, {"name": "monk1"}],
+        "methods": [
+            {"name": "libre", "params": {"max_features": 2, "conflicts": "majority"},
+             "tune": {"grid": {"n_estimators": [2, 4], "alpha": [0.5, 0.9]}, "inner_folds": 2,
+                      "prefix": "max_rules", "prefer": ["max_rules", "-score"]}},
+            {"name": "libre", "label": "libre 2", "params": {"max_features": 2, "conflicts": "majority"},
+             "tune": {"grid": {"n_estimators": [2, 4], "alpha": [0.5, 0.9]}, "inner_folds": 2,
+                      "prefix": "max_rules", "max_prefix": 2, "prefer": ["max_rules", "-score"]}},
+            {"name": "bottom-up", "params": {"max_rules": 4},
+             "tune": {"grid": {"chi2_threshold": [4.6, 6.0]}, "inner_folds": 3, "metric": "balanced_accuracy",
+                      "select": "best"}},
+            {"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}},
+        ],
+    }
+    config.update(overrides)
+    return config
+
+
+def test_a_tuned_run_chooses_from_the_grid_and_its_row_is_the_direct_fit():
+    config = load_config(tuned_config())
+    resolved, outcomes = execute(config, verbose=False)
+    results = results_frame(outcomes)
+    assert list(results.columns) == [*COLUMNS, "tune.n_estimators", "tune.alpha", "tune.max_rules", "tune.score",
+                                     "tune.best", "tune.se", "tune.ties", "tune.chi2_threshold"]
+    untuned = results[results["method"] == "setcover-greedy"]
+    assert untuned.filter(like="tune.").isna().all().all()
+    for dataset in resolved.datasets:
+        X, y = dataset.load()
+        splits = config.protocol.splits(y)
+        tuned = [o for o in outcomes if o.row["dataset"] == dataset.name and o.row["method"] != "setcover-greedy"]
+        for outcome in tuned:
+            row = outcome.row
+            method = next(m for m in config.methods if m.label == row["method"])
+            chosen = {name: row[f"tune.{name}"] for name in method.tune.parameters}
+            assert chosen in method.tune.configurations()
+            assert row["tune.best"] - row["tune.se"] - 1e-12 <= row["tune.score"] <= row["tune.best"]
+            assert row["tune.ties"] >= 1
+            params = {**method.params, **chosen, "positive": dataset.positive}
+            if method.accepts("random_state"):  # inner and outer fits get the fold's seed
+                params["random_state"] = config.protocol.method_seed(row["fold"])
+            train, test = splits[row["fold"]]
+            inner = StratifiedKFold(method.tune.inner_folds, shuffle=True, random_state=config.protocol.seed)
+            inner_splits = list(inner.split(np.zeros((len(train), 1)), y.iloc[train]))
+            if method.tune.prefix:
+                k = row["tune.max_rules"]
+                assert 1 <= k <= (method.tune.max_prefix or k)
+                inner_f1 = []
+                for fit_rows, valid_rows in inner_splits:  # the chosen candidate's inner score, by refits
+                    X_fit, y_fit = X.iloc[train].iloc[fit_rows], y.iloc[train].iloc[fit_rows]
+                    model = make_estimator(method.name, **params, max_rules=k).fit(X_fit, y_fit)
+                    truth = y.iloc[train].iloc[valid_rows] == dataset.positive
+                    inner_f1.append(f1_score(truth, model.predict(X.iloc[train].iloc[valid_rows]) == dataset.positive))
+                assert row["tune.score"] == pytest.approx(np.mean(inner_f1))
+                params["max_rules"] = k
+            direct = make_estimator(method.name, **params).fit(X.iloc[train], y.iloc[train])
+            assert direct.ruleset_.rules == outcome.ruleset.rules
+            truth = y.iloc[test] == dataset.positive
+            assert row["f1"] == f1_score(truth, direct.predict(X.iloc[test]) == dataset.positive)
+    # libre and libre 2 share their inner fits: where libre's choice has k <= 2, libre 2 chooses the same
+    libre = results[results["method"] == "libre"].reset_index(drop=True)
+    libre2 = results[results["method"] == "libre 2"].reset_index(drop=True)
+    same = libre["tune.max_rules"] <= 2
+    assert same.any()
+    pd.testing.assert_frame_equal(without_timing(libre[same].drop(columns="method")),
+                                  without_timing(libre2[same].drop(columns="method")))
+
+
+def test_identical_inner_fits_of_two_methods_run_once():
+    base = tuned_config(datasets=[{"name": "haberman"}])
+    other_splits = {**base["methods"][0], "label": "libre 3 inner folds",
+                    "tune": {**base["methods"][0]["tune"], "inner_folds": 3}}
+    config = load_config({**base, "methods": [*base["methods"], other_splits]})
+    tasks = _tasks(config, dataclasses.replace(config.datasets[0], positive="died_within_5y"),
+                   *config.datasets[0].load())
+    fitted: list[InnerTask] = []
+
+    def fit(tasks):
+        for task in tasks:
+            fitted.append(task)
+            yield inner_scores(task)
+
+    resolved = tune_tasks(tasks, config.protocol.seed, fit, _chosen)
+    # libre and libre 2: 4 configurations x 2 inner splits x 3 folds, once; bottom-up: 2 x 3 x 3;
+    # libre on 3 inner splits shares nothing: 4 x 3 x 3
+    assert len(fitted) == 4 * 2 * 3 + 2 * 3 * 3 + 4 * 3 * 3
+    assert all(task.estimator.max_rules is None for task in fitted if type(task.estimator) is LibreClassifier)
+    assert [t.method.label for t in resolved] == [t.method.label for t in tasks]
+    assert all(t.tuned == {} and t is u for t, u in zip(resolved, tasks) if t.method.tune is None)
+
+
+def test_tuned_runs_agree_serial_joblib_dask_and_on_rerun(tmp_path):
+    config = tuned_config(datasets=[{"name": "haberman"}])
+    serial = run(config, out=tmp_path, verbose=False)
+    written = pd.read_csv(tmp_path / "results.csv")
+    tune_columns = [c for c in serial.columns if c.startswith("tune.")]
+    assert len(tune_columns) == 8
+    pd.testing.assert_frame_equal(written[tune_columns], serial[tune_columns], check_dtype=False)
+    assert "| haberman |" in (tmp_path / "report.md").read_text()
+    rerun_from_json = run(tmp_path / "config.json", verbose=False)
+    pd.testing.assert_frame_equal(without_timing(serial), without_timing(rerun_from_json))
+    again = run(config, verbose=False)
+    processes = run({**config, "parallel": {"backend": "loky", "jobs": 2}}, verbose=False)
+    with local_cluster(1) as cluster:
+        dask = run(config, scheduler=cluster.scheduler_address, verbose=False)
+    for other in (again, processes, dask):
+        pd.testing.assert_frame_equal(without_timing(serial), without_timing(other))
+
+
+def test_tune_tables_in_toml_round_trip(tmp_path):
+    path = tmp_path / "tuned.toml"
+    path.write_text("""
+[protocol]
+folds = 3
+seed = 2
+
+[[datasets]]
+name = "haberman"
+[[datasets]]
+name = "monk1"
+
+[[methods]]
+name = "libre"
+params = { max_features = 2, conflicts = "majority" }
+[methods.tune]
+grid = { n_estimators = [2, 4], alpha = [0.5, 0.9] }
+inner_folds = 2
+prefix = "max_rules"
+prefer = ["max_rules", "-score"]
+
+[[methods]]
+name = "libre"
+label = "libre 2"
+params = { max_features = 2, conflicts = "majority" }
+[methods.tune]
+grid = { n_estimators = [2, 4], alpha = [0.5, 0.9] }
+inner_folds = 2
+prefix = "max_rules"
+max_prefix = 2
+prefer = ["max_rules", "-score"]
+
+[[methods]]
+name = "bottom-up"
+params = { max_rules = 4 }
+tune = { grid = { chi2_threshold = [4.6, 6.0] }, inner_folds = 3, metric = "balanced_accuracy", select = "best" }
+
+[[methods]]
+name = "setcover-greedy"
+params = { candidates = { max_len = 2, max_candidates = 40 } }
+""")
+    config = load_config(path)
+    assert config == load_config(tuned_config(title=""))
+    assert load_config(config.to_dict()) == config  # config.json reruns the same tune steps
+    assert config.methods[1].tune.configurations() == [
+        {"n_estimators": 2, "alpha": 0.5}, {"n_estimators": 2, "alpha": 0.9},
+        {"n_estimators": 4, "alpha": 0.5}, {"n_estimators": 4, "alpha": 0.9}]
+
+
+def tune_error_config(tune: dict, name: str = "libre", params: dict | None = None) -> dict:
+    return small_config(methods=[{"name": name, "params": params or {}, "tune": tune}])
+
+
+@pytest.mark.parametrize("tune, name, params, message", [
+    ({"grid": {"alpah": [0.5]}}, "libre", None,
+     r"methods\[0\] \('libre'\): tune: unknown parameter\(s\) \['alpah'\] in the grid of method 'libre'; valid:"),
+    ({"grid": {"alpha": []}}, "libre", None, r"tune: grid alpha must be a non-empty list of values, got \[\]"),
+    ({"grid": {"alpha": 0.5}}, "libre", None, r"tune: grid alpha must be a non-empty list of values, got 0\.5"),
+    ({"grid": {}}, "libre", None, r"tune: grid must be a non-empty table"),
+    ({"inner_folds": 3}, "libre", None, r"tune: grid must be a non-empty table"),
+    ({"grid": {"alpha": [0.5]}, "inner_folds": 1}, "libre", None, r"tune: inner_folds must be an integer >= 2, got 1"),
+    ({"grid": {"alpha": [0.5]}, "metric": "auc"}, "libre", None,
+     r"tune: unknown metric 'auc'; use one of \['f1', 'accuracy', 'balanced_accuracy'\]"),
+    ({"grid": {"alpha": [0.5]}, "select": "two-se"}, "libre", None,
+     r"tune: select must be 'one-se', 'best' or a tolerance >= 0, got 'two-se'"),
+    ({"grid": {"alpha": [0.5]}, "select": -0.1}, "libre", None, r"select must be .* got -0\.1"),
+    ({"grid": {"alpha": [0.5]}, "folds": 3}, "libre", None, r"unknown key\(s\) \['folds'\] in tune; known keys"),
+    ({"grid": {"alpha": [0.5]}}, "libre", {"alpha": 0.7}, r"tune: \['alpha'\] given in params and in the grid"),
+    ({"grid": {"selection": ["ilp"]}}, "setcover-greedy", None, r"method 'setcover-greedy' fixes \['selection'\]"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules"}, "setcover", None,
+     r"tune: method 'setcover' cannot score greedy prefixes of 'max_rules' \(its prefix parameter: None\); "
+     r"methods that can: \['bottom-up', 'libre', 'setcover-greedy'\]"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "n_estimators"}, "libre", None,
+     r"cannot score greedy prefixes of 'n_estimators'"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules"}, "libre", {"selection": "ilp"},
+     r"tune: prefix scoring of 'libre' needs selection = 'greedy' .*got \['ilp'\]"),
+    ({"grid": {"alpha": [0.5], "selection": ["greedy", "ilp"]}, "prefix": "max_rules"}, "bottom-up", None,
+     r"needs selection = 'greedy'"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules"}, "libre", {"max_rules": 3},
+     r"tune: max_rules is chosen by prefix scoring; do not set it in params or the grid"),
+    ({"grid": {"alpha": [0.5]}, "max_prefix": 3}, "libre", None, r"tune: max_prefix needs prefix"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules", "max_prefix": 0}, "libre", None,
+     r"tune: max_prefix must be an integer >= 1, got 0"),
+    ({"grid": {"alpha": [0.5]}, "prefer": ["max_rules"]}, "libre", None,
+     r"tune: unknown prefer key 'max_rules'; use a grid parameter, the prefix parameter or 'score'"),
+    ({"grid": {"alpha": [0.5]}, "prefer": "score"}, "libre", None, r"tune: prefer must be a list of keys"),
+    ({"grid": {"max_intervals": [None, "x", 3]}, "prefer": ["max_intervals"]}, "libre", None,
+     r"tune: prefer 'max_intervals': the grid values \[None, 'x', 3\] cannot be ordered"),
+    ([1, 2], "libre", None, r"tune must be a table"),
+])
+def test_tune_config_errors_name_the_problem(tune, name, params, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(tune_error_config(tune, name, params))
+
+
+def test_max_train_is_a_stratified_seeded_subsample_of_each_training_fold():
+    with pytest.raises(ConfigError, match=r"datasets\[0\]: max_train must be a number of rows >= 2, got 1"):
+        load_config(small_config(datasets=[{"name": "monk1", "max_train": 1}]))
+    config = load_config(small_config(datasets=[{"name": "haberman", "max_train": 100}, {"name": "monk1"}],
+                                      methods=[{"name": "setcover-greedy"}]))
+    assert config.datasets[0].max_train == 100 and load_config(config.to_dict()) == config
+    X, y = config.datasets[0].load()
+    for train, test in config.protocol.splits(y):
+        kept = config.protocol.subsample(train, y, 100)
+        assert len(kept) == 100 and set(kept) <= set(train)
+        assert np.array_equal(kept, config.protocol.subsample(train, y, 100))  # seeded
+        share = (y.iloc[train] == "died_within_5y").mean()
+        assert abs((y.iloc[kept] == "died_within_5y").sum() - 100 * share) <= 1  # stratified
+        assert config.protocol.subsample(train, y, None) is train
+        assert config.protocol.subsample(train, y, len(train)) is train
+    results = run(config, verbose=False)
+    haberman = results[results["dataset"] == "haberman"]
+    assert (haberman["n_train"] == 100).all() and haberman["n_test"].sum() == len(X)
+    assert (results[results["dataset"] == "monk1"]["n_train"] > 100).all()

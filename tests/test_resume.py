@@ -113,3 +113,19 @@ def test_resume_needs_an_output_directory_and_the_cli_flag_resumes(tmp_path, cap
     assert main(["run", str(path), "--out", str(out), "--quiet", "--resume"]) == 0
     assert (out / LOG_NAME).read_text() == before  # nothing fitted again
     assert capsys.readouterr().out.count("2 fits;") == 2
+
+
+def test_a_tuned_method_resumes_with_its_tune_columns_and_refits_isolated(tmp_path):
+    tuned = {"name": "bottom-up", "params": {"max_rules": 4},
+             "tune": {"grid": {"chi2_threshold": [4.6, 6.0]}, "inner_folds": 2, "select": "best"}}
+    experiment = config(datasets=("haberman",), methods=[config()["methods"][0], tuned])
+    complete = run(experiment, out=tmp_path, verbose=False)
+    assert complete["tune.chi2_threshold"].notna().sum() == 2
+    lines = (tmp_path / LOG_NAME).read_text().splitlines(keepends=True)
+    last = json.loads(lines[-1])
+    assert last["method"] == "bottom-up" and "tune.chi2_threshold" in last["row"]
+    (tmp_path / LOG_NAME).write_text("".join(lines[:-1]))  # the last tuned fit is lost
+    # resumed with isolation on: the lost task is tuned again and its chosen fit runs in a child process
+    resumed = run({**experiment, "parallel": {"isolate": True}}, out=tmp_path, resume=True, verbose=False)
+    pd.testing.assert_frame_equal(resumed.drop(columns=list(TIMING_COLUMNS)),
+                                  complete.drop(columns=list(TIMING_COLUMNS)))

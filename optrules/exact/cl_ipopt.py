@@ -184,13 +184,23 @@ class _Relaxation:
                           self.objective(x))
 
 
-_IPOPT_WORDS = {0: "locally_optimal", 1: "inaccurate", -1: "iteration_limit", -4: "time_limit",
-                -2: "infeasible", 2: "infeasible"}
+#: Ipopt's ApplicationReturnStatus codes as termination words (-5, Maximum_WallTime_Exceeded, is what
+#: ``max_wall_time`` gives; -4 is the CPU-time limit).
+_IPOPT_WORDS = {0: "locally_optimal", 1: "inaccurate", 2: "infeasible", -1: "iteration_limit",
+                -2: "restoration_failed", -3: "error_in_step_computation", -4: "cpu_time_limit",
+                -5: "time_limit"}
+#: Terminations that stop a run early: the iterate need not be feasible, but its z lies in [0, 1].
+_LIMITS = ("iteration_limit", "cpu_time_limit", "time_limit")
 
 
 def solve_relaxation_ipopt(data: ClusterData, C: float, start: CLSolution,
                            options: dict[str, Any] | None = None) -> tuple[CLSolution | None, SolveReport]:
-    """Solve the QCQP relaxation locally with Ipopt from ``start``; the solution and its report."""
+    """Solve the QCQP relaxation locally with Ipopt from ``start``; the solution and its report.
+
+    A run stopped by a limit (``time_limit`` is Ipopt's ``max_wall_time``) still returns its last
+    iterate, whose z lies in [0, 1] and can be rounded; the report says FEASIBLE (with the objective)
+    only when the iterate satisfies the margin constraints, NO_SOLUTION otherwise.
+    """
     import cyipopt
 
     opts = dict(options or {})
@@ -212,13 +222,13 @@ def solve_relaxation_ipopt(data: ClusterData, C: float, start: CLSolution,
     seconds = time.perf_counter() - started
     code = int(info["status"])
     word = _IPOPT_WORDS.get(code, f"error: Ipopt status {code} ({info['status_msg']!r})")
-    feasible = word in ("locally_optimal", "inaccurate", "iteration_limit", "time_limit") and \
+    feasible = word in ("locally_optimal", "inaccurate", *_LIMITS) and \
         float(np.min(relaxation.constraints(x)[:data.n] - 1.0)) > -1e-5
-    solution = relaxation.solution(x) if feasible else None
+    solution = relaxation.solution(x) if feasible or word in _LIMITS else None
     report = SolveReport(
         solver="ipopt", solver_version=_version(), problem_class=ProblemClass.NLP,
         status=Status.FEASIBLE if feasible else Status.ERROR if word.startswith("error") else Status.NO_SOLUTION,
-        termination=word, objective=solution.objective if solution else None, best_bound=None, gap=None,
+        termination=word, objective=solution.objective if feasible else None, best_bound=None, gap=None,
         solve_seconds=seconds, build_seconds=build_seconds, options={"verbose": verbose, **opts},
     )
     return solution, report

@@ -28,6 +28,11 @@ solver and solver options) and how to run the fits in parallel::
     isolate = true            # each fit of this method in a child process that may crash ...
     timeout = 900             # ... or be killed after this many seconds: a row "crashed" / "timeout"
 
+    [[methods]]
+    name = "libre"
+    [methods.tune]            # nested selection on every outer training fold (experiments.tune)
+    grid = { n_estimators = [5, 20], alpha = [0.5, 0.9] }
+
     [parallel]
     backend = "loky"          # "loky" (worker processes) or "dask"
     jobs = 2
@@ -47,9 +52,10 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit, train_test_split
 
 from optrules.datasets import info, load, load_csv
+from optrules.experiments.tune import TuneSpec, parse_tune
 from optrules.registry import get_method, make_estimator
 from optrules.solvers import SOLVERS
 
@@ -78,8 +84,10 @@ class DatasetSpec:
     """One dataset: a bundled one (``path`` is None) or a CSV file with its label column.
 
     ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
-    class, else the minority class). ``train_size`` and ``repeats`` override the protocol's for this
-    dataset (protocol kind "splits" only; None: the protocol's).
+    class, else the minority class). ``max_train``: at most this many training rows per fold, a
+    stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold. ``train_size``
+    and ``repeats`` override the protocol's for this dataset (protocol kind "splits" only; None: the
+    protocol's).
     """
 
     name: str
@@ -87,6 +95,7 @@ class DatasetSpec:
     label: str = "class"
     positive: Any = None
     categorical: tuple[str, ...] = ()
+    max_train: int | None = None
     train_size: float | int | None = None
     repeats: int | None = None
 
@@ -103,10 +112,11 @@ class DatasetSpec:
     def to_dict(self) -> dict[str, Any]:
         overrides = {"train_size": self.train_size, "repeats": self.repeats}
         if self.path is None:
-            return _without_none({"name": self.name, "positive": self.positive, **overrides})
+            return _without_none({"name": self.name, "positive": self.positive, "max_train": self.max_train,
+                                  **overrides})
         return _without_none({"name": self.name, "path": self.path, "label": self.label,
                               "positive": self.positive, "categorical": list(self.categorical) or None,
-                              **overrides})
+                              "max_train": self.max_train, **overrides})
 
 
 @dataclass(frozen=True)
@@ -130,7 +140,8 @@ class MethodSpec:
 
     ``params`` holds everything passed to the estimator, ``solver`` and ``solver_options`` included.
     ``meta`` names the entries of the fitted ``Ruleset.meta`` copied into the result table (columns
-    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own.
+    ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own. ``tune``:
+    the nested selection of some parameters on every outer training fold (:mod:`.tune`), or None.
     ``execution``: crash isolation, timeout and error handling (the method's keys over ``[parallel]``'s).
     """
 
@@ -138,6 +149,7 @@ class MethodSpec:
     name: str
     params: dict[str, Any] = field(default_factory=dict)
     meta: tuple[str, ...] = ()
+    tune: TuneSpec | None = None
     execution: Execution = Execution()
 
     @property
@@ -156,6 +168,8 @@ class MethodSpec:
         entry["params"] = params
         if self.meta:
             entry["meta"] = list(self.meta)
+        if self.tune is not None:
+            entry["tune"] = self.tune.to_dict()
         entry.update(self.execution.to_dict())
         return entry
 
@@ -184,6 +198,15 @@ class Protocol:
         """The protocol with ``dataset``'s own ``train_size`` and ``repeats`` where it sets them."""
         return replace(self, train_size=dataset.train_size if dataset.train_size is not None else self.train_size,
                        repeats=dataset.repeats if dataset.repeats is not None else self.repeats)
+    def subsample(self, train: np.ndarray, y: pd.Series, max_rows: int | None) -> np.ndarray:
+        """At most ``max_rows`` of the training indices ``train``: a stratified random subsample
+        (``train_test_split(train, train_size=max_rows, stratify=labels, random_state=seed)``, in the
+        order it returns them), the same for every method."""
+        if max_rows is None or len(train) <= max_rows:
+            return train
+        kept, _ = train_test_split(train, train_size=max_rows, stratify=y.to_numpy()[train],
+                                   random_state=self.seed)
+        return kept
 
     def method_seed(self, fold: int) -> int:
         """The ``random_state`` given to randomised methods on fold ``fold``: set by the seed alone,
@@ -315,15 +338,17 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
     where = f"datasets[{index}]"
     overrides = {"train_size", "repeats"}
     if "path" not in entry:
-        _known_keys(entry, {"name", "positive"} | overrides, f"{where} (a bundled dataset; a CSV file needs path)")
+        _known_keys(entry, {"name", "positive", "max_train"} | overrides,
+                    f"{where} (a bundled dataset; a CSV file needs path)")
         if "name" not in entry:
             raise ConfigError(f"{where}: give the name of a bundled dataset or the path of a CSV file")
         try:
             name = info(entry["name"])["name"]
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{where}: {error}") from None
-        return DatasetSpec(name, positive=entry.get("positive"), **_protocol_overrides(entry, f"{where} ({name!r})"))
-    _known_keys(entry, {"name", "path", "label", "positive", "categorical"} | overrides, where)
+        return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where),
+                           **_protocol_overrides(entry, f"{where} ({name!r})"))
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "max_train"} | overrides, where)
     path = base / Path(entry["path"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
@@ -332,7 +357,16 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
         raise ConfigError(f"{where}: categorical must be a list of column names")
     name = entry.get("name", path.name.split(".")[0])
     return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
-                       entry.get("positive"), tuple(categorical), **_protocol_overrides(entry, f"{where} ({name!r})"))
+                       entry.get("positive"), tuple(categorical), _max_train(entry, where),
+                       **_protocol_overrides(entry, f"{where} ({name!r})"))
+
+
+def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
+    rows = entry.get("max_train")
+    if rows is not None and (not _is_int(rows) or rows < 2):
+        raise ConfigError(f"{where}: max_train must be a number of rows >= 2, got {rows!r}")
+    return rows
+
 
 
 def _protocol_overrides(entry: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -367,7 +401,7 @@ def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
 
 def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = (),
             execution: Execution = Execution()) -> MethodSpec:
-    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta", *EXECUTION_KEYS},
+    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta", "tune", *EXECUTION_KEYS},
                 f"methods[{index}]")
     if "name" not in entry:
         raise ConfigError(f"methods[{index}]: no name; `optrules methods` lists the registered methods")
@@ -395,8 +429,12 @@ def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] =
     if not isinstance(label, str) or not label:
         raise ConfigError(f"{where}: label must be a non-empty string, got {label!r}")
     meta = _meta_keys(entry.get("meta", []), f"{where}: meta")
-    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)),
-                      _execution(entry, where, execution))
+    try:
+        tune = None if "tune" not in entry else parse_tune(entry["tune"], name, params)
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)), tune,
+                      execution=_execution(entry, where, execution))
 
 
 EXECUTION_KEYS = ("isolate", "timeout", "on_error")

@@ -8,6 +8,10 @@ fits finish in, and every randomised method gets a ``random_state`` set by the p
 fold alone, so the table does not depend on where the fits ran: rerunning a configuration reproduces
 it exactly, except the timing column ``fit_seconds``. With an output directory every finished row is
 logged at once, and a resumed run takes the logged rows (``optrules.experiments.resume``).
+
+Methods with a ``tune`` step run in two phases in the same pool: first the inner fits of every tuned
+method (:mod:`optrules.experiments.tune`), then, once each outer fold's configuration is chosen, all
+the outer fits.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import os
 import socket
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -34,6 +38,7 @@ from optrules.estimators import RulesetClassifier
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
 from optrules.experiments.isolation import Ending, call_in_child
 from optrules.experiments.resume import RowLog, dataset_setup
+from optrules.experiments.tune import TUNE_PREFIX, inner_scores, tune_tasks
 from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
@@ -78,6 +83,7 @@ class Task:
     estimator: RulesetClassifier
     exact: bool
     setup: Mapping[str, Any]
+    tuned: Mapping[str, Any] = field(default_factory=dict)  #: a tuned method's tune.* columns
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -106,7 +112,8 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
     (``optrules.experiments.resume``). A progress bar is shown on a terminal unless ``verbose`` is False.
 
     Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
-    ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them).
+    ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them),
+    then the ``tune.<...>`` columns of tuned methods (:mod:`optrules.experiments.tune`).
     """
     if resume and out is None:
         raise ConfigError("resume needs the output directory of the run to resume (out, or --out)")
@@ -125,10 +132,12 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
 
 def results_frame(outcomes: list[Outcome]) -> pd.DataFrame:
     """The rows as a table: :data:`COLUMNS`, then the ``meta.<key>`` columns in order of appearance
-    (the rows are in dataset, method, fold order, so the order is the configuration's). A method
-    that does not list a key has an empty (NaN) cell in its column."""
+    (the rows are in dataset, method, fold order, so the order is the configuration's), then the
+    ``tune.<...>`` columns likewise. A method that does not list a key, or is not tuned, has an empty
+    (NaN) cell in such a column."""
     meta_columns = dict.fromkeys(k for o in outcomes for k in o.row if k.startswith(META_PREFIX))
-    return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns])
+    tune_columns = dict.fromkeys(k for o in outcomes for k in o.row if k.startswith(TUNE_PREFIX))
+    return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns, *tune_columns])
 
 
 def execute(config: ExperimentConfig, verbose: bool = True,
@@ -152,6 +161,10 @@ def execute(config: ExperimentConfig, verbose: bool = True,
     progress = tqdm(total=len(tasks), initial=len(tasks) - len(pending), unit="fit",
                     desc=config.title or "optrules run", disable=not (verbose and sys.stderr.isatty()))
     with progress, _backend(config) as n_jobs:
+        if any(t.method.tune is not None for _, t in pending):
+            chosen = _tune([t for _, t in pending], config.protocol.seed,
+                           Parallel(n_jobs=n_jobs, return_as="generator"), progress)
+            pending = [(index, task) for (index, _), task in zip(pending, chosen, strict=True)]
         for index, outcome in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                 delayed(_perform_indexed)(index, task) for index, task in pending):
             outcomes[index] = outcome
@@ -163,6 +176,23 @@ def execute(config: ExperimentConfig, verbose: bool = True,
 
 def _perform_indexed(index: int, task: Task) -> tuple[int, Outcome]:
     return index, perform(task)
+
+
+def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[Task]:
+    """The inner fits of the tuned methods in ``pool``, counted on the progress bar; returns the
+    tasks with each tuned one's chosen configuration (:func:`optrules.experiments.tune.tune_tasks`)."""
+    def planned(n_inner: int) -> None:
+        progress.total += n_inner
+        progress.refresh()
+
+    return tune_tasks(tasks, seed, lambda inner: pool(delayed(inner_scores)(t) for t in inner), _chosen,
+                      progress=progress.update, planned=planned)
+
+
+def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task:
+    """A tuned task made into the outer fit of its chosen parameters, recording ``columns``."""
+    return replace(task, method=replace(task.method, params=params), tuned=columns,
+                   estimator=make_estimator(task.method.name, **params))
 
 
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
@@ -179,10 +209,11 @@ def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: p
     tasks = []
     protocol = config.protocol.for_dataset(dataset)
     try:
-        splits = protocol.splits(y)
+        outer = protocol.splits(y)
     except ValueError as error:  # e.g. a train_size of more rows than the dataset has
         raise ConfigError(f"dataset {dataset.name!r}: cannot split it with train_size "
                           f"{protocol.train_size!r}: {error}") from None
+    splits = [(protocol.subsample(train, y, dataset.max_train), test) for train, test in outer]
     dataset_entry = dataset_setup(dataset)
     for method in config.methods:
         for fold, (train, test) in enumerate(splits):
@@ -276,6 +307,7 @@ def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outco
                         nan),
         "fit_seconds": seconds, "solver": None, "status": status, "objective": None, "gap": None, "error": error,
         **{META_PREFIX + key: None for key in task.method.meta},
+        **task.tuned,
     }
     return Outcome(row, None)
 
@@ -308,6 +340,7 @@ def fit_and_score(task: Task) -> Outcome:
         **_solve_summary(ruleset.meta),
         "error": None,
         **{META_PREFIX + key: _meta_value(ruleset.meta.get(key)) for key in task.method.meta},
+        **task.tuned,
     }
     return Outcome(row, ruleset)
 

@@ -1,0 +1,437 @@
+"""Nested hyper-parameter selection: the ``tune`` step of a method in an experiment.
+
+A method with a ``tune`` table is tuned anew on every outer training fold, from that fold's data only::
+
+    [[methods]]
+    name = "libre"
+    params = { conflicts = "majority", max_features = 5 }
+    [methods.tune]
+    grid = { n_estimators = [5, 20, 50], heuristic = ["H1", "H2"], alpha = [0.5, 0.7, 0.9] }
+    inner_folds = 5          # stratified k-fold on the outer training fold (default 5)
+    metric = "f1"            # or "accuracy", "balanced_accuracy" (positive class vs the rest)
+    select = "one-se"        # or "best", or a number: a fixed tolerance on the inner score
+    prefix = "max_rules"     # optional: score every greedy prefix of a fit as the model max_rules = k
+    max_prefix = 3           # optional: k <= 3
+    prefer = ["max_rules", "-score"]   # order among the near-ties, then grid order, then smaller k
+
+Semantics, for one outer fold:
+
+1. Every *configuration* (the grid's Cartesian product, in grid order: the first parameter varies
+   slowest) is fitted on each inner training split and scored on its validation split. The inner
+   splits are ``StratifiedKFold(inner_folds, shuffle=True, random_state=protocol seed)`` of the outer
+   training fold, stratified on its labels. Inner fits get the outer fit's parameters with the
+   configuration on top; so a randomised method's ``random_state`` is the outer fold's
+   (``Protocol.method_seed(fold)``) unless ``params`` sets one.
+2. With ``prefix``, the method must declare that its rules come in greedy order so that the model
+   ``prefix=k`` predicts positive iff one of the first ``k`` rules of the unlimited fit fires
+   (:attr:`optrules.registry.Method.prefix`); each inner fit runs with ``prefix`` unset and scores
+   every k from one fit. The *candidates* are then the pairs (configuration, k), k = 1 .. K, K the
+   most rules of any inner fit of this outer fold (capped at ``max_prefix``); a fit with fewer rules
+   than k counts as its full rule set. k = 0 (no rule) is not a model. Without ``prefix`` the
+   candidates are the configurations.
+3. The mean inner score of each candidate; ``best`` is the highest mean (the first in grid order,
+   then smallest k, among equal ones); SE is the sample standard deviation of the best's inner scores
+   over sqrt(inner_folds). The near-ties are the candidates whose mean is at least best - margin
+   (``select``: "one-se": margin SE, the one-standard-error rule; "best": 0; a number: that margin),
+   with 1e-12 of slack for rounding. The chosen candidate is the first near-tie in ``prefer`` order:
+   each key a grid parameter, the ``prefix`` parameter (k) or ``score`` (the mean inner score),
+   ascending or, with a leading "-", descending; then grid order, then the smaller k.
+4. The outer fit uses the chosen configuration (and ``prefix=k``) on the whole outer training fold
+   and is scored on the outer test fold like any other fit.
+
+The rows of a tuned method record the choice in columns ``tune.<parameter>`` (each grid parameter,
+and the prefix parameter), ``tune.score`` (the chosen candidate's mean inner score), ``tune.best``
+(the best mean), ``tune.se`` (the best's SE) and ``tune.ties`` (the near-ties that the ``prefer`` keys
+do not separate from the chosen one, itself included: those decided by grid order).
+
+Inner fits that two tuned methods share (same method, parameters and data, e.g. the same grid scored
+with and without ``max_prefix``) are fitted once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import numbers
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from optrules.estimators import RulesetClassifier
+from optrules.registry import METHODS, get_method, make_estimator
+
+if TYPE_CHECKING:  # run.py imports this module
+    from optrules.experiments.run import Task
+
+__all__ = ["METRICS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
+           "parse_tune", "score_matrix", "stack_scores", "tune_tasks"]
+
+#: Inner scores a tune step can maximise, all of the positive class against the rest.
+METRICS = ("f1", "accuracy", "balanced_accuracy")
+#: Named ``select`` rules; a number is a fixed tolerance.
+SELECT_RULES = ("one-se", "best")
+#: Prefix of the result-table columns recording a tuned method's choice.
+TUNE_PREFIX = "tune."
+#: The ``prefer`` key naming the mean inner score.
+SCORE_KEY = "score"
+_SLACK = 1e-12
+_KEYS = {"grid", "inner_folds", "metric", "select", "prefix", "max_prefix", "prefer"}
+
+
+@dataclass(frozen=True)
+class TuneSpec:
+    """A method's tune step (see the module docstring); ``grid`` keeps its parameters' order."""
+
+    grid: tuple[tuple[str, tuple[Any, ...]], ...]
+    inner_folds: int = 5
+    metric: str = "f1"
+    select: str | float = "one-se"
+    prefix: str | None = None
+    max_prefix: int | None = None
+    prefer: tuple[str, ...] = ()
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.grid)
+
+    def configurations(self) -> list[dict[str, Any]]:
+        """The grid's configurations in grid order (the first parameter varies slowest)."""
+        names = self.parameters
+        return [dict(zip(names, values)) for values in itertools.product(*(v for _, v in self.grid))]
+
+    def to_dict(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"grid": {name: list(values) for name, values in self.grid},
+                                 "inner_folds": self.inner_folds, "metric": self.metric, "select": self.select}
+        if self.prefix is not None:
+            entry["prefix"] = self.prefix
+        if self.max_prefix is not None:
+            entry["max_prefix"] = self.max_prefix
+        if self.prefer:
+            entry["prefer"] = list(self.prefer)
+        return entry
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+
+
+def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
+    """Validate the ``tune`` table of method ``method`` whose fixed parameters are ``params``.
+
+    Raises ValueError with a message naming the problem (the configuration reader adds the entry).
+    """
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"tune must be a table ([methods.tune] in TOML), got {raw!r}")
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown} in tune; known keys: {sorted(_KEYS)}")
+    grid = _grid(raw.get("grid"), method, params)
+    inner_folds = raw.get("inner_folds", 5)
+    if not _is_int(inner_folds) or inner_folds < 2:
+        raise ValueError(f"tune: inner_folds must be an integer >= 2, got {inner_folds!r}")
+    metric = raw.get("metric", "f1")
+    if metric not in METRICS:
+        raise ValueError(f"tune: unknown metric {metric!r}; use one of {list(METRICS)}")
+    select = raw.get("select", "one-se")
+    numeric = isinstance(select, numbers.Real) and not isinstance(select, bool)
+    if not (select in SELECT_RULES or (numeric and math.isfinite(select) and select >= 0)):
+        raise ValueError(f"tune: select must be 'one-se', 'best' or a tolerance >= 0, got {select!r}")
+    prefix = _prefix(raw.get("prefix"), method, params, grid)
+    max_prefix = raw.get("max_prefix")
+    if max_prefix is not None:
+        if prefix is None:
+            raise ValueError("tune: max_prefix needs prefix (the parameter the prefixes stand for)")
+        if not _is_int(max_prefix) or max_prefix < 1:
+            raise ValueError(f"tune: max_prefix must be an integer >= 1, got {max_prefix!r}")
+    prefer = _prefer(raw.get("prefer", []), grid, prefix)
+    return TuneSpec(grid, int(inner_folds), metric, float(select) if numeric else select, prefix,
+                    None if max_prefix is None else int(max_prefix), prefer)
+
+
+def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    if not isinstance(raw, Mapping) or not raw:
+        raise ValueError("tune: grid must be a non-empty table of parameter = [values], e.g. "
+                         "grid = { alpha = [0.5, 0.9] }")
+    for name, values in raw.items():
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"tune: grid {name} must be a non-empty list of values, got {values!r}")
+    valid = set(get_method(method).estimator().get_params())
+    unknown = sorted(set(raw) - valid)
+    if unknown:
+        raise ValueError(f"tune: unknown parameter(s) {unknown} in the grid of method {method!r}; "
+                         f"valid: {sorted(valid)}")
+    twice = sorted(set(raw) & set(params))
+    if twice:
+        raise ValueError(f"tune: {twice} given in params and in the grid; keep one")
+    fixed = get_method(method).fixed
+    clash = sorted(set(raw) & set(fixed))
+    if clash:
+        raise ValueError(f"tune: method {method!r} fixes {clash}; they cannot be tuned")
+    return tuple((str(name), tuple(values)) for name, values in raw.items())
+
+
+def _prefix(prefix: Any, method: str, params: Mapping[str, Any],
+            grid: tuple[tuple[str, tuple[Any, ...]], ...]) -> str | None:
+    if prefix is None:
+        return None
+    entry = get_method(method)
+    if prefix != entry.prefix:
+        capable = sorted(name for name, m in METHODS.items() if m.prefix is not None)
+        raise ValueError(f"tune: method {method!r} cannot score greedy prefixes of {prefix!r} (its "
+                         f"prefix parameter: {entry.prefix}); methods that can: {capable}")
+    if prefix in params or prefix in dict(grid):
+        raise ValueError(f"tune: {prefix} is chosen by prefix scoring; do not set it in params or the grid")
+    defaults = entry.estimator().get_params()
+    for name, needed in entry.prefix_requires.items():
+        values = set(dict(grid).get(name, (params.get(name, defaults[name]),)))
+        if values != {needed}:
+            raise ValueError(f"tune: prefix scoring of {method!r} needs {name} = {needed!r} (its rules are "
+                             f"in greedy order only then), got {sorted(values, key=repr)}")
+    return str(prefix)
+
+
+def _prefer(raw: Any, grid: tuple[tuple[str, tuple[Any, ...]], ...], prefix: str | None) -> tuple[str, ...]:
+    if not isinstance(raw, list) or not all(isinstance(k, str) and k for k in raw):
+        raise ValueError(f"tune: prefer must be a list of keys, e.g. prefer = [\"max_rules\", \"-score\"]; "
+                         f"got {raw!r}")
+    values = dict(grid)
+    known = [*values, *([prefix] if prefix else []), SCORE_KEY]
+    for key in raw:
+        name = key.removeprefix("-")
+        if name not in known:
+            raise ValueError(f"tune: unknown prefer key {key!r}; use a grid parameter, the prefix "
+                             f"parameter or 'score', optionally with '-' (descending): {known}")
+        if name in values:
+            try:
+                sorted(values[name], key=_sort_key)
+            except TypeError:
+                raise ValueError(f"tune: prefer {key!r}: the grid values {list(values[name])!r} cannot be "
+                                 "ordered") from None
+    return tuple(raw)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _sort_key(value: Any) -> tuple[bool, Any]:
+    """Order grid values with None first (e.g. ``max_intervals = [None, 3]``)."""
+    return (value is not None, value)
+
+
+# --------------------------------------------------------------------------------------------
+# Inner fits
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InnerTask:
+    """One configuration fitted on one inner training split of an outer training fold.
+
+    It carries the unfitted estimator (made where the run started, so workers need no registry
+    entry), the outer training fold and the split's positions in it, so that tasks sent to worker
+    processes do not each hold a copy of their rows until they run.
+    """
+
+    where: str  #: "label on dataset, fold f, inner split s, {configuration}" for error messages
+    estimator: RulesetClassifier
+    X: pd.DataFrame
+    y: pd.Series
+    train: np.ndarray
+    valid: np.ndarray
+    positive: Any
+    metric: str
+    prefix: bool
+
+
+def score_matrix(predicted: np.ndarray, truth: np.ndarray, metric: str) -> np.ndarray:
+    """``metric`` of every column of ``predicted`` (samples x models, True = positive) against ``truth``.
+
+    F1 is ``2 TP / (predicted positives + positives)`` (0 when both are 0); balanced accuracy is the
+    mean of the true positive and true negative rates (a class absent from ``truth`` is left out).
+    """
+    predicted = np.asarray(predicted, dtype=bool).reshape(len(truth), -1)
+    truth = np.asarray(truth, dtype=bool)
+    hits = predicted & truth[:, None]
+    if metric == "f1":
+        denominator = predicted.sum(axis=0) + truth.sum()
+        return np.where(denominator > 0, 2 * hits.sum(axis=0) / np.maximum(denominator, 1), 0.0)
+    if metric == "accuracy":
+        return (predicted == truth[:, None]).mean(axis=0)
+    rates = []
+    if truth.any():
+        rates.append(hits.sum(axis=0) / truth.sum())
+    if not truth.all():
+        rates.append((~predicted & ~truth[:, None]).sum(axis=0) / (~truth).sum())
+    return np.mean(rates, axis=0)
+
+
+def inner_scores(task: InnerTask) -> np.ndarray:
+    """Fit and score one inner task: with prefix scoring, the score of every prefix k = 0 .. K of the
+    fitted rules (index k: the first k rules); otherwise a single score, the model's."""
+    from optrules.experiments.run import FitError  # run.py imports this module: import at call time
+
+    X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
+    X_valid, truth = task.X.iloc[task.valid], task.y.iloc[task.valid].to_numpy() == task.positive
+    try:
+        estimator = clone(task.estimator).fit(X_train, y_train)
+        if not task.prefix:
+            return score_matrix(estimator.predict(X_valid) == task.positive, truth, task.metric)
+        ruleset = estimator.ruleset_
+        fires = ruleset.covers(X_valid) if ruleset.n_rules else np.zeros((len(X_valid), 0), dtype=bool)
+    except Exception as error:
+        raise FitError(f"{task.where}: {type(error).__name__}: {error}") from error
+    prefixes = np.logical_or.accumulate(fires, axis=1)
+    prefixes = np.concatenate([np.zeros((len(X_valid), 1), dtype=bool), prefixes], axis=1)
+    return score_matrix(prefixes, truth, task.metric)
+
+
+# --------------------------------------------------------------------------------------------
+# Selection
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The selected candidate of one outer fold: its configuration, k (None without prefix scoring)
+    and the figures recorded in the ``tune.*`` columns."""
+
+    configuration: dict[str, Any]
+    k: int | None
+    score: float
+    best: float
+    se: float
+    ties: int
+
+    def columns(self, spec: TuneSpec) -> dict[str, Any]:
+        row = {TUNE_PREFIX + name: _cell(self.configuration[name]) for name in spec.parameters}
+        if spec.prefix is not None:
+            row[TUNE_PREFIX + spec.prefix] = self.k
+        row.update({TUNE_PREFIX + "score": self.score, TUNE_PREFIX + "best": self.best,
+                    TUNE_PREFIX + "se": self.se, TUNE_PREFIX + "ties": self.ties})
+        return row
+
+
+def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
+    """Select a candidate from the inner scores (module docstring, step 3).
+
+    ``scores`` is (configurations x inner folds x prefixes): entry [c, s, k] the score on inner split
+    s of configuration c cut to its first k rules (k = 0 .. K; a fit with fewer rules repeats its
+    last score). Without prefix scoring the last axis has length 1: the model itself.
+    """
+    configurations = spec.configurations()
+    n_folds = scores.shape[1]
+    if spec.prefix is not None:
+        if spec.max_prefix is not None:
+            scores = scores[:, :, :spec.max_prefix + 1]
+        mean = scores.mean(axis=1)
+        mean[:, 0] = -np.inf  # k = 0, no rule, is not a model
+    else:
+        mean = scores.mean(axis=1)
+    best = np.unravel_index(np.argmax(mean), mean.shape)
+    se = float(scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(n_folds))
+    margin = {"one-se": se, "best": 0.0}.get(spec.select, spec.select)
+    near = [(int(c), int(k)) for c, k in np.argwhere(mean >= mean[best] - float(margin) - _SLACK)]
+
+    def key_of(name: str) -> Callable[[tuple[int, int]], Any]:
+        if name == SCORE_KEY:
+            return lambda candidate: mean[candidate]
+        if name == spec.prefix:
+            return lambda candidate: candidate[1]
+        return lambda candidate: _sort_key(configurations[candidate[0]][name])
+
+    ordered = sorted(near)  # grid order, then smaller k
+    for key in reversed(spec.prefer):  # stable sorts: the first key decides, the later ones break ties
+        ordered.sort(key=key_of(key.removeprefix("-")), reverse=key.startswith("-"))
+    chosen = ordered[0]
+    keys = [key_of(key.removeprefix("-")) for key in spec.prefer]
+    ties = sum(1 for candidate in ordered if all(k(candidate) == k(chosen) for k in keys))
+    c, k = chosen
+    return Choice(configurations[c], k if spec.prefix is not None else None, float(mean[c, k]),
+                  float(mean[best]), se, ties)
+
+
+def _cell(value: Any) -> Any:
+    """A chosen value as a table cell: numbers, strings, booleans and None as they are, else JSON."""
+    if value is None or isinstance(value, (str, bool, numbers.Number)):
+        return value
+    return json.dumps(value, default=str)
+
+
+# --------------------------------------------------------------------------------------------
+# The two phases inside a run
+# --------------------------------------------------------------------------------------------
+
+
+def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTask]], Iterable[np.ndarray]],
+               apply: Callable[[Task, dict[str, Any], dict[str, Any]], Task],
+               progress: Callable[[], Any] = lambda: None, planned: Callable[[int], Any] = lambda n: None
+               ) -> list[Task]:
+    """Resolve every tuned task into the outer fit of its chosen configuration.
+
+    ``fit`` maps inner tasks to their :func:`inner_scores`, in order (the run's joblib or Dask pool);
+    ``apply(task, params, columns)`` makes the outer task that fits ``params`` (the method's, the
+    chosen configuration and k) and records ``columns`` (the ``tune.*`` cells) in its row.
+    ``planned`` is told the number of inner fits before they start and ``progress`` is called once
+    per inner fit done (a progress bar). Untuned tasks are returned as they are.
+    """
+    unique: dict[str, InnerTask] = {}
+    plans: list[tuple[int, list[list[str]]]] = []  # (task index, [configuration][split] -> inner task key)
+    for index, task in enumerate(tasks):
+        spec = task.method.tune
+        if spec is None:
+            continue
+        splitter = StratifiedKFold(spec.inner_folds, shuffle=True, random_state=seed)
+        splits = list(splitter.split(np.zeros((len(task.y_train), 1)), task.y_train.to_numpy()))
+        keys = []
+        for configuration in spec.configurations():
+            params = {**task.method.params, **configuration}
+            if spec.prefix is not None:
+                params[spec.prefix] = None
+            row = []
+            for s, (train, valid) in enumerate(splits):
+                key = json.dumps([task.dataset, task.fold, spec.inner_folds, s, task.method.name, spec.metric,
+                                  spec.prefix, sorted(params.items())], default=repr)
+                if key not in unique:
+                    where = f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split {s}, {configuration}"
+                    unique[key] = InnerTask(where, make_estimator(task.method.name, **params), task.X_train,
+                                            task.y_train, train, valid, task.positive, spec.metric,
+                                            spec.prefix is not None)
+                row.append(key)
+            keys.append(row)
+        plans.append((index, keys))
+    planned(len(unique))
+    results: dict[str, np.ndarray] = {}
+    for key, scores in zip(unique, fit(unique.values()), strict=True):
+        results[key] = np.asarray(scores, dtype=float)
+        progress()
+    resolved = list(tasks)
+    for index, keys in plans:
+        task = tasks[index]
+        spec = task.method.tune
+        assert spec is not None
+        choice = choose(spec, stack_scores([[results[key] for key in row] for row in keys], spec.prefix is not None))
+        params = {**task.method.params, **choice.configuration}
+        if spec.prefix is not None:
+            params[spec.prefix] = choice.k
+        resolved[index] = apply(task, params, choice.columns(spec))
+    return resolved
+
+
+def stack_scores(rows: list[list[np.ndarray]], prefix: bool) -> np.ndarray:
+    """(configurations x folds x prefixes) from the inner score vectors; with prefix scoring each is
+    padded with its last score to the longest, at least k = 0 and k = 1 (an empty model scores k = 1
+    as its k = 0)."""
+    length = max(2, max(len(v) for row in rows for v in row)) if prefix else 1
+    stacked = np.empty((len(rows), len(rows[0]), length))
+    for c, row in enumerate(rows):
+        for s, values in enumerate(row):
+            stacked[c, s, :len(values)] = values
+            stacked[c, s, len(values):] = values[-1]
+    return stacked
