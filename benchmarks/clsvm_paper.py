@@ -1,20 +1,39 @@
-"""CLSVM strategies against the paper's Tables 2-5 (Carrizosa, Nogales-Gomez and Romero Morales).
+"""CLSVM strategies against the paper's Tables 2-5 (Carrizosa, Nogales-Gomez and Romero Morales), run by
+the experiment runner.
 
 Protocol, as far as the paper gives it (its Section 4 is cut in our copy): for each dataset, random
 stratified splits with the training sizes of Table 1 (german 700, australian 500, car_evaluation
-1200, mushroom 5000, adult 5000), the rest of the rows as the test set; split s uses
-``train_test_split(..., random_state=s)``. C is chosen on the training data only (``C="cv"``:
+1200, mushroom 5000, adult 5000), the rest of the rows as the test set. The splits are the runner's
+``kind = "splits"`` protocol with a per-dataset ``train_size``: scikit-learn's
+``StratifiedShuffleSplit(splits, train_size=..., random_state=0)``. They differ from those of the
+previous version of this script (``train_test_split(..., stratify=y, random_state=s)`` for split s)
+except split 0, which ``train_test_split`` draws with the same splitter and seed; the randomised
+strategies' seeds differ too (the runner gives split k the seed
+``SeedSequence([0, k])``, not k). C is chosen on the training data only (``C="cv"``:
 ``optrules.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
-warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr), random_state = s.
-car_evaluation is binarised as in the paper (30/70): ``unacc`` against the rest.
+warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr). car_evaluation is
+binarised as in the paper (30/70): ``unacc`` against the rest, in a CSV the script writes next to the
+runs (the runner's accuracy is over the labels of the data, so the labels must be the two classes).
 
-Every fit is appended to a JSON-lines file (``--runs``), so an interrupted run resumes; the markdown
-report (``--out``) is rebuilt from all runs in that file with the paper's values beside ours,
-accuracy and complexity (mean, std, median over splits), the final fit's build and solve seconds,
-and for ``clm`` each split's status, objective, bound and gap against SVM_C's objective.
+Every dataset is one run of :func:`optrules.experiments.run` into ``RUNS/<dataset>/`` (``--runs``,
+default ``benchmarks/results/clsvm_paper_runs``) with ``resume=True``: every finished fit is in
+``RUNS/<dataset>/results.jsonl`` at once, so an interrupted run resumes where it stopped. ``clm`` and
+``cl-rr`` fits run isolated, each in a child process with a timeout (SCIP's heuristics aborted the
+process or hung on the 5,000-row MIQPs), and a fit that crashes, times out or raises is a row with
+its status and error text (``on_error = "record"``). The methods are listed longest first (clm, cl-rr,
+...) so that the two workers finish together. The figures come from the result table: accuracy,
+``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``), ``fit_seconds``, and the ``meta.*``
+columns (C chosen, build and solve seconds summed over the fit's final solves, cl-rr's relaxation
+solver; for clm the MIQP's status, termination, objective, bound, gap and seconds, SVM_C's objective,
+the convex lower bound LB and the largest M_j).
 
-    python benchmarks/clsvm_paper.py [--datasets german australian] [--splits 5] \\
-        [--strategies svm-o svm-c cl-rr clm-rr clm] [--clm-time-limit 300] [--report-only]
+The markdown report (``--out``) is rebuilt from the ``results.csv`` of every dataset under RUNS (a
+dataset appears once its run completed): the paper's values beside ours, accuracy and complexity
+(mean, sample std, median over splits), and for ``clm`` each split's status, objective, bound and gap
+against SVM_C's objective, then the acceptance checks of issue 4.
+
+    python benchmarks/clsvm_paper.py [--datasets german australian] [--splits 10] \\
+        [--strategies svm-o svm-c cl-rr clm-rr clm] [--clm-time-limit 300] [--jobs 2] [--report-only]
 """
 
 from __future__ import annotations
@@ -22,16 +41,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-import numpy as np
-from sklearn.model_selection import train_test_split
+import pandas as pd
 
 import optrules
-from optrules import CLSVMClassifier
+from optrules.experiments import run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
@@ -41,6 +59,18 @@ POSITIVE = {"german": "good", "australian": "+", "car_evaluation": "unacc", "mus
 PAPER_NAME = {"german": "german", "australian": "australian", "car_evaluation": "careval",
               "mushroom": "mushrooms", "adult": "adult"}
 STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm")
+#: the order the methods are run in: the longest fits first
+RUN_ORDER = ("clm", "cl-rr", "clm-rr", "svm-c", "svm-o")
+#: timeout (seconds) of an isolated cl-rr fit (measured: up to about 160 s on the 5,000-row datasets)
+CL_RR_TIMEOUT = 1800.0
+#: an isolated clm fit may run this much longer than its MIQP time limit (inner CV, bounds, overshoot)
+CLM_TIMEOUT_FACTOR, CLM_TIMEOUT_MARGIN = 2.0, 300.0
+#: the Ruleset.meta entries recorded for every strategy, and for clm only
+META = ["C", "build_seconds", "solve_seconds", "relaxation_solver"]
+CLM_META = ["model_status", "model_termination", "model_objective", "model_best_bound", "model_gap",
+            "model_solve_seconds", "start_objective", "lower_bound", "big_m_max", "solution_from_start"]
+#: the acceptance point of issue 4 on SVM_O's accuracy (points of %)
+SVM_O_TOLERANCE = 2.0
 
 #: Tables 2-5: (accuracy mean, std, median, complexity mean, std, median) in %
 PAPER = {
@@ -62,197 +92,241 @@ PAPER = {
 }
 
 
-def log(*args) -> None:
+def log(*args: Any) -> None:
     print(time.strftime("%H:%M:%S"), *args, flush=True)
 
 
-def fit_one(name: str, split: int, strategy: str, clm_time_limit: float) -> dict:
+# --------------------------------------------------------------------------------------------
+# The configuration
+# --------------------------------------------------------------------------------------------
+
+
+def dataset_entry(name: str, runs: Path) -> dict[str, Any]:
+    """The runner's entry for ``name``: its training size and positive class; car_evaluation as the
+    binary unacc-vs-rest data set, written once to ``runs/data/``."""
+    entry: dict[str, Any] = {"name": name, "positive": POSITIVE[name], "train_size": TRAIN_SIZE[name]}
+    if name != "car_evaluation":
+        return entry
     X, y = optrules.load(name)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=TRAIN_SIZE[name], stratify=y,
-                                                        random_state=split)
-    options = {"time_limit": clm_time_limit} if strategy == "clm" else None
-    model = CLSVMClassifier(strategy=strategy, C="cv", clusters=2, draws=10, positive=POSITIVE[name],
-                            solver_options=options, random_state=split)
-    started = time.perf_counter()
-    model.fit(X_train, y_train)
-    seconds = time.perf_counter() - started
-    truth_positive = (y_test == POSITIVE[name]).to_numpy()
-    predicted_positive = model.predict(X_test) == POSITIVE[name]
-    ruleset = model.ruleset_
-    reports = ruleset.meta["solve_reports"]
-    row = {"dataset": name, "split": split, "strategy": strategy, "C": ruleset.meta["C"],
-           "accuracy": 100 * float((truth_positive == predicted_positive).mean()),
-           "complexity": float(ruleset.meta["complexity"]), "fit_s": seconds,
-           "build_s": sum(r.build_seconds for r in reports), "solve_s": sum(r.solve_seconds for r in reports),
-           "objective": float(ruleset.meta["objective"]), "n_test": int(len(y_test))}
-    if "relaxation_solver" in ruleset.meta:
-        row["relaxation_solver"] = ruleset.meta["relaxation_solver"]
+    path = runs / "data" / "car_evaluation_unacc.csv.gz"
+    if not path.is_file():
+        labels = y.astype(str)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        X.assign(**{"class": labels.where(labels == POSITIVE[name], "rest")}).to_csv(path, index=False)
+    return {**entry, "path": str(path.resolve()), "label": "class", "categorical": list(X.columns)}
+
+
+def method_entry(strategy: str, clm_time_limit: float) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": strategy, "params": {"C": "cv", "clusters": 2, "draws": 10}}
+    if strategy == "cl-rr":
+        entry.update(isolate=True, timeout=CL_RR_TIMEOUT)
     if strategy == "clm":
-        miqp = reports[-1]
-        row.update(time_limit=clm_time_limit, status=miqp.status.value, termination=miqp.termination,
-                   miqp_objective=miqp.objective, bound=miqp.best_bound, gap=miqp.gap,
-                   miqp_solve_s=miqp.solve_seconds, svm_c_objective=ruleset.meta["start_objective"],
-                   lower_bound=ruleset.meta.get("lower_bound"), big_m_max=max(ruleset.meta["big_m"]),
-                   solution_from_start=ruleset.meta["solution_from_start"])
-    return row
+        entry.update(solver_options={"time_limit": clm_time_limit}, isolate=True,
+                     timeout=CLM_TIMEOUT_FACTOR * clm_time_limit + CLM_TIMEOUT_MARGIN, meta=CLM_META)
+    return entry
 
 
-def fit_in_child(name: str, split: int, strategy: str, clm_time_limit: float) -> dict:
-    """``fit_one`` in a child process, so that a solver that aborts the process (measured: SCIP 10
-    raised SIGABRT on the mushroom MIQP after about 30 s) is recorded as a crashed run."""
-    command = [sys.executable, __file__, "--one", name, str(split), strategy,
-               "--clm-time-limit", str(clm_time_limit)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode == 0:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    nan = float("nan")
-    cause = f"crashed (exit {done.returncode})"
-    row = {"dataset": name, "split": split, "strategy": strategy, "C": nan, "accuracy": nan, "complexity": nan,
-           "fit_s": nan, "build_s": nan, "solve_s": nan, "objective": nan, "n_test": 0, "crashed": cause}
-    if strategy == "clm":
-        row.update(time_limit=clm_time_limit, status=cause, termination=cause, miqp_objective=None, bound=None,
-                   gap=None, miqp_solve_s=nan, svm_c_objective=nan, lower_bound=None, big_m_max=nan,
-                   solution_from_start=None)
-    return row
+def experiment(name: str, runs: Path, splits: int, strategies: list[str], clm_time_limit: float,
+               jobs: int) -> dict[str, Any]:
+    """The configuration of one dataset's run."""
+    return {
+        "title": f"CLSVM strategies on {name} (Carrizosa et al., Tables 2-5)",
+        "protocol": {"kind": "splits", "repeats": splits, "seed": 0},
+        "datasets": [dataset_entry(name, runs)],
+        "methods": [method_entry(s, clm_time_limit) for s in RUN_ORDER if s in strategies],
+        "meta": META,
+        "parallel": {"backend": "loky", "jobs": jobs, "on_error": "record"},
+    }
 
 
-def load_runs(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+# --------------------------------------------------------------------------------------------
+# The report, from the result tables
+# --------------------------------------------------------------------------------------------
 
 
-def stats(values: list[float]) -> tuple[float, float, float]:
+def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Every completed dataset run under ``runs``: the rows (datasets in Table 1's order) and each
+    dataset's clm time limit (from its resolved configuration)."""
+    frames, limits = [], {}
+    for name in TRAIN_SIZE:
+        table, config = runs / name / "results.csv", runs / name / "config.json"
+        if not table.is_file():
+            continue
+        frames.append(pd.read_csv(table, dtype={"solver": object, "status": object, "error": object}))
+        for method in json.loads(config.read_text())["methods"]:
+            if method["name"] == "clm":
+                limits[name] = float(method["solver_options"]["time_limit"])
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), limits
+
+
+def succeeded(results: pd.DataFrame) -> pd.DataFrame:
+    failed = results["status"].isin(["error", "crashed", "timeout"])
+    return results[~failed]
+
+
+def stats(values: pd.Series) -> tuple[float, float, float]:
+    values = list(values)
     if not values:
         return (float("nan"),) * 3
     std = statistics.stdev(values) if len(values) > 1 else 0.0
     return statistics.mean(values), std, statistics.median(values)
 
 
-def summary_rows(runs: list[dict]) -> list[dict]:
+def summary_rows(results: pd.DataFrame) -> list[dict]:
     rows = []
-    for name in TRAIN_SIZE:
+    for name in dict.fromkeys(results["dataset"]):
         for strategy in STRATEGIES:
-            mine = [r for r in runs if r["dataset"] == name and r["strategy"] == strategy and "crashed" not in r]
-            crashed = sum(1 for r in runs if r["dataset"] == name and r["strategy"] == strategy and "crashed" in r)
-            if not mine:
+            every = results[(results["dataset"] == name) & (results["method"] == strategy)]
+            mine = succeeded(every).sort_values("fold")
+            if every.empty:
                 continue
-            acc, cx = stats([r["accuracy"] for r in mine]), stats([r["complexity"] for r in mine])
+            failed = len(every) - len(mine)
+            accuracy, complexity = stats(100 * mine["accuracy"]), stats(mine["complexity"])
             paper = PAPER[strategy][PAPER_NAME[name]]
             rows.append({
                 "dataset": name, "strategy": strategy,
-                "splits": f"{len(mine)}" + (f" (+{crashed} crashed)" if crashed else ""),
-                "acc mean": acc[0], "acc std": acc[1], "acc med": acc[2], "paper acc (mean/std/med)":
-                    f"{paper[0]:.2f} / {paper[1]:.2f} / {paper[2]:.2f}",
-                "cx mean": cx[0], "cx std": cx[1], "cx med": cx[2], "paper cx (mean/std/med)":
-                    f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
-                "C chosen": ", ".join(f"{r['C']:g}" for r in sorted(mine, key=lambda r: r["split"])),
-                "fit s": statistics.mean(r["fit_s"] for r in mine),
-                "build s": statistics.mean(r["build_s"] for r in mine),
-                "solve s": statistics.mean(r["solve_s"] for r in mine),
+                "splits": f"{len(mine)}" + (f" (+{failed} failed)" if failed else ""),
+                "acc mean": accuracy[0], "acc std": accuracy[1], "acc med": accuracy[2],
+                "paper acc (mean/std/med)": f"{paper[0]:.2f} / {paper[1]:.2f} / {paper[2]:.2f}",
+                "cx mean": complexity[0], "cx std": complexity[1], "cx med": complexity[2],
+                "paper cx (mean/std/med)": f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
+                "C chosen": ", ".join(f"{c:g}" for c in mine["meta.C"]),
+                "fit s": mine["fit_seconds"].mean(), "build s": mine["meta.build_seconds"].mean(),
+                "solve s": mine["meta.solve_seconds"].mean(),
             })
     return rows
 
 
-def clm_rows(runs: list[dict]) -> list[dict]:
+def _number(value: Any) -> float:
+    return float("nan") if value is None or pd.isna(value) else float(value)
+
+
+def clm_rows(results: pd.DataFrame, limits: dict[str, float]) -> list[dict]:
     rows = []
-    for r in sorted((r for r in runs if r["strategy"] == "clm"), key=lambda r: (r["dataset"], r["split"])):
-        nan = float("nan")
-        rows.append({"dataset": r["dataset"], "split": r["split"], "C": r["C"], "limit s": r["time_limit"],
-                     "status": r["status"], "termination": r["termination"],
-                     "objective": r["miqp_objective"] if r["miqp_objective"] is not None else nan,
-                     "bound": r["bound"] if r["bound"] is not None else nan,
-                     "gap %": 100 * r["gap"] if r["gap"] is not None else nan,
-                     "SVM_C objective": r["svm_c_objective"],
-                     "clm <= SVM_C": (r["objective"] <= r["svm_c_objective"] + 1e-7) if "crashed" not in r else "-",
-                     "LB (convex)": r["lower_bound"] if r["lower_bound"] is not None else nan,
-                     "max M_j": r["big_m_max"], "MIQP s": r["miqp_solve_s"]})
+    for _, r in results[results["method"] == "clm"].iterrows():
+        failed = r["status"] in ("error", "crashed", "timeout")
+        not_worse = "-" if failed else bool(r["objective"] <= r["meta.start_objective"] + 1e-7)
+        rows.append({"dataset": r["dataset"], "split": int(r["fold"]), "C": _number(r["meta.C"]),
+                     "limit s": limits.get(r["dataset"], float("nan")),
+                     "status": r["status"] if failed else r["meta.model_status"],
+                     "termination": "-" if failed else r["meta.model_termination"],
+                     "objective": _number(r["meta.model_objective"]), "bound": _number(r["meta.model_best_bound"]),
+                     "gap %": 100 * _number(r["meta.model_gap"]),
+                     "SVM_C objective": _number(r["meta.start_objective"]), "clm <= SVM_C": not_worse,
+                     "LB (convex)": _number(r["meta.lower_bound"]), "max M_j": _number(r["meta.big_m_max"]),
+                     "MIQP s": _number(r["meta.model_solve_seconds"]), "fit s": _number(r["fit_seconds"])})
     return rows
 
 
-def acceptance(runs: list[dict]) -> str:
+def failure_rows(results: pd.DataFrame) -> list[dict]:
+    failed = results[~results.index.isin(succeeded(results).index)]
+    return [{"dataset": r["dataset"], "strategy": r["method"], "split": int(r["fold"]), "status": r["status"],
+             "seconds": _number(r["fit_seconds"]), "error": str(r["error"])[:300].replace("|", "/").replace("\n", " ")}
+            for _, r in failed.iterrows()]
+
+
+def acceptance(results: pd.DataFrame, limits: dict[str, float]) -> str:
     lines = []
-    ok = [r for r in runs if "crashed" not in r]
-    by = {(r["dataset"], r["strategy"]): [x for x in ok if x["dataset"] == r["dataset"]
-                                          and x["strategy"] == r["strategy"]] for r in ok}
+    ok = succeeded(results)
+
+    def of(name: str, strategy: str) -> pd.DataFrame:
+        return ok[(ok["dataset"] == name) & (ok["method"] == strategy)]
+
     for name in ("german", "australian", "car_evaluation"):
-        mine = by.get((name, "svm-o"))
-        if mine:
-            ours = statistics.mean(r["accuracy"] for r in mine)
-            paper = PAPER["svm-o"][PAPER_NAME[name]][0]
-            lines.append(f"- SVM_O accuracy on {name}: {ours:.2f} vs the paper's {paper:.2f} "
-                         f"({'within' if abs(ours - paper) <= 2 else 'NOT within'} 2 points)")
-    for name in TRAIN_SIZE:
-        base = by.get((name, "svm-o"))
-        if not base:
+        mine = of(name, "svm-o")
+        if mine.empty:
             continue
-        reference = statistics.mean(r["complexity"] for r in base)
+        ours, paper = 100 * mine["accuracy"].mean(), PAPER["svm-o"][PAPER_NAME[name]][0]
+        error = 100 * mine["accuracy"].std(ddof=1) / len(mine) ** 0.5 if len(mine) > 1 else float("nan")
+        verdict = "within" if abs(ours - paper) <= SVM_O_TOLERANCE else "NOT within"
+        lines.append(f"- SVM_O accuracy on {name}: {ours:.2f} (standard error {error:.2f}, {len(mine)} splits) "
+                     f"vs the paper's {paper:.2f}: {verdict} {SVM_O_TOLERANCE:g} points")
+    for name in dict.fromkeys(results["dataset"]):
+        base = of(name, "svm-o")
+        if base.empty:
+            continue
+        reference = base["complexity"].mean()
         for strategy in STRATEGIES[1:]:
-            mine = by.get((name, strategy))
-            if mine:
-                value = statistics.mean(r["complexity"] for r in mine)
-                relation = "below" if value < reference else ("equal to" if value == reference else "ABOVE")
-                lines.append(f"- complexity of {strategy} on {name}: {value:.2f} {relation} SVM_O's {reference:.2f}")
-    for r in clm_rows(runs):
-        gap = r["gap %"]
+            mine = of(name, strategy)
+            if mine.empty:
+                continue
+            value = mine["complexity"].mean()
+            relation = "below" if value < reference else ("equal to" if value == reference else "ABOVE")
+            lines.append(f"- complexity of {strategy} on {name}: {value:.2f} {relation} SVM_O's {reference:.2f}")
+    for r in clm_rows(results, limits):
+        head = f"- clm on {r['dataset']} split {r['split']} (limit {r['limit s']:g} s): {r['status']}"
         if r["clm <= SVM_C"] == "-":
-            lines.append(f"- clm on {r['dataset']} split {r['split']} (limit {r['limit s']:g} s): {r['status']}")
+            lines.append(head)
             continue
-        lines.append(f"- clm on {r['dataset']} split {r['split']} (limit {r['limit s']:g} s): {r['status']}, "
-                     f"gap {gap:.3f}% ({'<= 1%' if gap == gap and gap <= 1 else 'above 1%'}); "
-                     f"objective {'not worse' if r['clm <= SVM_C'] else 'WORSE'} than SVM_C's")
+        gap = r["gap %"]
+        lines.append(f"{head}, objective {r['objective']:.6g}, bound {r['bound']:.6g}, gap {gap:.3f}%; "
+                     f"final objective {'not worse' if r['clm <= SVM_C'] else 'WORSE'} than SVM_C's")
     return "\n".join(lines)
 
 
-def report(runs: list[dict], out: Path, command: str, note: str) -> None:
-    solvers = sorted({r["relaxation_solver"] for r in runs if r["strategy"] == "cl-rr"})
-    body = "\n\n".join([
+def report(results: pd.DataFrame, limits: dict[str, float], out: Path, command: str, note: str) -> None:
+    cl_rr = results[results["method"] == "cl-rr"]["meta.relaxation_solver"].dropna()
+    failures = failure_rows(results)
+    body = "\n\n".join(part for part in [
         note,
         "## Accuracy and complexity (%) per strategy, beside the paper's Tables 2-5\n\n"
         "Complexity: relevant dummies (clusters, or categories for SVM_O, with a nonzero score) over the "
-        "category dummies of the clustered features (`Ruleset.scorecard_complexity`). Seconds are the final "
-        "fit on the training split (build = model construction, solve = solver calls, fit = everything "
-        f"including the inner CV over C). Relaxation solver of cl-rr: {', '.join(solvers) or '-'}.\n\n"
-        + markdown_table(summary_rows(runs)),
+        "category dummies of the clustered features (`Ruleset.scorecard_complexity`). Std: sample standard "
+        "deviation over the splits. Seconds are the final fit on the training split (build = model "
+        "construction and solve = solver calls of the final fit, summed; fit = everything including the "
+        f"inner CV over C). Relaxation solver of cl-rr: {', '.join(sorted(set(cl_rr))) or '-'}.\n\n"
+        + markdown_table(summary_rows(results)),
         "## clm: the CL-bigM MIQP (SCIP, warm-started from SVM_C, per-feature big-M)\n\n"
-        + (markdown_table(clm_rows(runs)) or "not run"),
-        "## Acceptance checks (computed from the runs above)\n\n" + acceptance(runs),
-    ])
+        "status, termination, objective, bound, gap: the MIQP's solve report (the incumbent's objective; "
+        "the fit keeps SVM_C's scorecard if the MIQP has none or a worse one). clm <= SVM_C compares the "
+        "fit's final objective with SVM_C's on the same split.\n\n"
+        + (markdown_table(clm_rows(results, limits)) or "not run"),
+        ("## Fits that failed\n\n" + markdown_table(failures)) if failures else "",
+        "## Acceptance checks (computed from the runs above)\n\n" + acceptance(results, limits),
+    ] if part)
     write_report(out, "CLSVM strategies against Carrizosa et al., Tables 2-5", command, body + "\n")
+
+
+def without_note(argv: list[str]) -> list[str]:
+    """The command line without ``--note TEXT`` (the note is printed as the report's first paragraph)."""
+    shown, skip = [], False
+    for argument in argv:
+        if skip:
+            skip = False
+        elif argument == "--note":
+            skip = True
+        elif not argument.startswith("--note="):
+            shown.append(argument)
+    return shown
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=list(TRAIN_SIZE), choices=list(TRAIN_SIZE))
-    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--splits", type=int, default=10)
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
     parser.add_argument("--clm-time-limit", type=float, default=300.0)
-    parser.add_argument("--runs", default="benchmarks/results/clsvm_paper_runs.jsonl")
-    parser.add_argument("--out", default="benchmarks/results/clsvm_paper.md")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel fits (joblib loky workers)")
+    parser.add_argument("--runs", default="benchmarks/results/clsvm_paper_runs",
+                        help="the runner's output directories, one per dataset")
+    parser.add_argument("--out", default="benchmarks/results/clsvm_paper.md", help="the markdown report")
     parser.add_argument("--note", default="", help="a paragraph put at the top of the report")
-    parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--one", nargs=3, metavar=("DATASET", "SPLIT", "STRATEGY"), help=argparse.SUPPRESS)
+    parser.add_argument("--report-only", action="store_true", help="rebuild the report from the runs")
     args = parser.parse_args()
-    runs_path = Path(args.runs)
-    if args.one:  # a single fit in this (child) process; the row goes to stdout
-        name, split, strategy = args.one
-        print(json.dumps(fit_one(name, int(split), strategy, args.clm_time_limit)))
-        return
+    runs = Path(args.runs)
     if not args.report_only:
-        done = {(r["dataset"], r["split"], r["strategy"]) for r in load_runs(runs_path)}
-        runs_path.parent.mkdir(parents=True, exist_ok=True)
         for name in args.datasets:
-            for split in range(args.splits):
-                for strategy in args.strategies:
-                    if (name, split, strategy) in done:
-                        continue
-                    row = fit_in_child(name, split, strategy, args.clm_time_limit)
-                    log(name, split, strategy, f"acc {row['accuracy']:.2f} cx {row['complexity']:.2f} "
-                        f"C {row['C']:g} fit {row['fit_s']:.1f}s", row.get("status", ""), row.get("gap", ""))
-                    with runs_path.open("a") as handle:
-                        handle.write(json.dumps(row) + "\n")
-    command = "python benchmarks/clsvm_paper.py " + " ".join(sys.argv[1:])
-    report(load_runs(runs_path), Path(args.out), command, args.note)
+            log(f"{name}: {args.splits} splits, {', '.join(args.strategies)}")
+            config = experiment(name, runs, args.splits, args.strategies, args.clm_time_limit, args.jobs)
+            results = run(config, out=runs / name, resume=True, verbose=False)
+            for strategy in args.strategies:
+                mine = results[results["method"] == strategy]
+                log(f"{name} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
+                    f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
+                    f"statuses {dict(mine['status'].fillna('-').value_counts())}")
+    results, limits = load_results(runs)
+    command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:]))
+    report(results, limits, Path(args.out), command, args.note)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The ``optrules`` command line.
 
     optrules compare tic_tac_toe [--methods setcover libre ...] [--test-size 0.3] [--seed 0]
-    optrules run CONFIG.toml [--jobs N] [--out DIR] [--scheduler tcp://host:8786] [--quiet]
+    optrules run CONFIG.toml [--jobs N] [--out DIR] [--resume] [--scheduler tcp://host:8786] [--quiet]
     optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--param alpha=0.7 ...]
     optrules datasets
     optrules methods
@@ -91,7 +91,8 @@ def _compare_command(args: argparse.Namespace) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / Path(args.config).stem
-    results = run(args.config, jobs=args.jobs, scheduler=args.scheduler, out=out, verbose=not args.quiet)
+    results = run(args.config, jobs=args.jobs, scheduler=args.scheduler, out=out, resume=args.resume,
+                  verbose=not args.quiet)
     print(f"{len(results)} fits; F1-score of the positive class, mean (std) over the folds:\n")
     print(markdown_table(summary_table(results, "f1")))
     print(f"\nresults, configuration, report and plots written to {out}/")
@@ -144,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     experiment.add_argument("--out", help="output directory (default: results/<config name>)")
     experiment.add_argument("--scheduler", metavar="ADDRESS",
                             help="run on this Dask scheduler, e.g. tcp://127.0.0.1:8786 (needs optrules[dask])")
+    experiment.add_argument("--resume", action="store_true",
+                            help="take the fits already in OUT/results.jsonl instead of running them again")
     experiment.add_argument("--quiet", action="store_true", help="no progress bar")
     experiment.set_defaults(run=_run_command)
     commands.add_parser("datasets", help="list the bundled datasets").set_defaults(run=_datasets_command)

@@ -122,7 +122,9 @@ class CLSVMClassifier(RulesetClassifier):
         inputs = _inputs(X, schema, target.is_positive, self.clusters)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
                               options=self.solver_options, rng=rng)
-        meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
+        meta.update(C=float(C), objective=result.objective, solve_reports=result.reports,
+                    build_seconds=sum(r.build_seconds for r in result.reports),
+                    solve_seconds=sum(r.solve_seconds for r in result.reports), **result.meta)
         ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,
                                            target.classes, meta)
         return ruleset.with_meta(complexity=ruleset.scorecard_complexity(inputs.design.clustered))

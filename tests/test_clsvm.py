@@ -147,6 +147,16 @@ def test_clm_is_never_worse_than_svm_c_and_reports_honestly(german_sample):
     assert len(clm.meta["big_m"]) == len(clm.meta["clustered_features"])
     assert max(clm.meta["big_m"]) <= math.sqrt(2 * clm.meta["upper_bound"]) * (1 + 1e-5)
     assert clm.meta["lower_bound"] <= clm.meta["objective"] + 1e-7
+    # the MIQP's figures as plain meta entries (what the experiment runner's meta columns copy)
+    assert clm.meta["model_status"] == report.status.value and clm.meta["model_termination"] == report.termination
+    assert (clm.meta["model_objective"], clm.meta["model_best_bound"], clm.meta["model_gap"]) == \
+        (report.objective, report.best_bound, report.gap)
+    assert clm.meta["model_solve_seconds"] == report.solve_seconds
+    assert clm.meta["big_m_max"] == max(clm.meta["big_m"])
+    reports = clm.meta["solve_reports"]
+    assert clm.meta["build_seconds"] == pytest.approx(sum(r.build_seconds for r in reports))
+    assert clm.meta["solve_seconds"] == pytest.approx(sum(r.solve_seconds for r in reports))
+    assert svm_c.meta["solve_seconds"] == pytest.approx(sum(r.solve_seconds for r in svm_c.meta["solve_reports"]))
 
 
 def test_clm_with_highs_is_a_clear_error_naming_scip(german_sample):

@@ -72,6 +72,12 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
     ({"parallel": {"backend": "ray"}}, "unknown backend 'ray'"),
     ({"parallel": {"backend": "threading"}}, r"unknown backend 'threading'; use one of \['loky', 'dask'\]"),
     ({"cv": {"folds": 5}}, r"unknown key\(s\) \['cv'\] in the configuration"),
+    ({"datasets": [{"name": "monk1", "train_size": 100}]},
+     r"datasets\[0\] \('monk1'\): train_size and repeats are for protocol kind 'splits', not 'kfold'"),
+    ({"protocol": {"kind": "splits"}, "datasets": [{"name": "monk1", "train_size": 1.0}]},
+     r"datasets\[0\] \('monk1'\): train_size must be a fraction in \(0, 1\) or a number of rows >= 2, got 1\.0"),
+    ({"protocol": {"kind": "splits"}, "datasets": [{"name": "monk1", "repeats": 0}]},
+     r"datasets\[0\] \('monk1'\): repeats must be an integer >= 1, got 0"),
     ({"meta": "search_nodes"}, r"^meta must be a list of Ruleset\.meta keys \(non-empty strings\).*got 'search_nodes'"),
     ({"methods": [{"name": "setcover-greedy", "meta": ["n_candidates", 3]}]},
      r"methods\[0\] \('setcover-greedy'\): meta must be a list of Ruleset\.meta keys .*got \['n_candidates', 3\]"),
@@ -168,6 +174,27 @@ def test_csv_dataset_relative_to_the_config_file(tmp_path):
     assert [o.row["n_train"] for o in outcomes] == [400, 400]
     assert [o.row["n_test"] for o in outcomes] == [len(X) - 400] * 2
     assert all(o.ruleset.positive == "yes" for o in outcomes)
+
+
+def test_datasets_may_set_their_own_training_size_and_repeats(tmp_path):
+    X, y = optrules.load("haberman")
+    X.assign(outcome=y).to_csv(tmp_path / "haberman.csv", index=False)
+    config = load_config(small_config(
+        protocol={"kind": "splits", "repeats": 3, "train_size": 0.5, "seed": 1},
+        datasets=[{"name": "monk1", "train_size": 300, "repeats": 2}, {"name": "tic_tac_toe"},
+                  {"path": str(tmp_path / "haberman.csv"), "label": "outcome", "train_size": 200}],
+        methods=[{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}}]))
+    assert load_config(config.to_dict()) == config  # config.json keeps the overrides
+    results = results_frame(execute(config, verbose=False)[1])
+    sizes = results.groupby("dataset", sort=False).agg(folds=("fold", "nunique"), n_train=("n_train", "unique"),
+                                                       n_test=("n_test", "unique"))
+    assert list(sizes.index) == ["monk1", "tic_tac_toe", "haberman"]
+    assert list(sizes["folds"]) == [2, 3, 3]
+    assert [list(n) for n in sizes["n_train"]] == [[300], [479], [200]]  # tic_tac_toe: half of 958 rows
+    assert [list(n) for n in sizes["n_test"]] == [[556 - 300], [958 - 479], [len(X) - 200]]  # the rest
+    too_many = small_config(protocol={"kind": "splits"}, datasets=[{"name": "monk1", "train_size": 5000}])
+    with pytest.raises(ConfigError, match=r"dataset 'monk1': cannot split it with train_size 5000"):
+        run(too_many, verbose=False)
 
 
 def test_configured_positive_class_of_a_bundled_dataset():

@@ -284,7 +284,12 @@ def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, 
         options = {**SCIP_DEFAULTS, **(options or {})}
     report = solve(model, problem_class, solver=solver, options=options, warm_start=True,
                    build_seconds=time.perf_counter() - began)
-    meta.update(start_objective=start.objective, upper_bound=upper)
+    # the exact model's own figures as plain values (tables of results copy meta entries, not reports)
+    meta.update(start_objective=start.objective, upper_bound=upper, model_status=report.status.value,
+                model_termination=report.termination, model_objective=report.objective,
+                model_best_bound=report.best_bound, model_gap=report.gap, model_solve_seconds=report.solve_seconds)
+    if strategy == "clm":
+        meta["big_m_max"] = float(max(meta["big_m"], default=0.0))
     if report.has_solution and report.objective <= start.objective + 1e-9 * max(1.0, abs(start.objective)):
         solution = cl_model.extract(model, inputs.data)
         assignment = tuple(canonical(a) if a[0] != 0 else a for a in solution.assignment)

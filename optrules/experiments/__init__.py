@@ -6,8 +6,9 @@
     print(summary_table(results, "f1"))
 
 ``config`` validates a TOML file or dict, ``run`` fits every dataset x method x fold (joblib, or a
-Dask cluster through joblib's Dask backend) into a tidy table, ``output`` writes it with the resolved
-configuration, ``report`` makes the paper-style tables, ``plots`` the figures and ``compare`` is
+Dask cluster through joblib's Dask backend) into a tidy table, ``isolation`` runs a fit in a child
+process that may crash or time out, ``resume`` logs finished rows for resuming a run, ``output``
+writes the table with the resolved configuration, ``report`` makes the paper-style tables, ``plots`` the figures and ``compare`` is
 ``optrules compare``: the default methods on one dataset's hold-out split. See docs/experiments.md.
 """
 

@@ -17,6 +17,7 @@ solver and solver options) and how to run the fits in parallel::
     path = "my_data.csv.gz"   # any CSV in the same format, relative to the config file
     label = "class"
     positive = "yes"
+    train_size = 500          # kind = "splits" only: this dataset's own training size (and repeats)
 
     [[methods]]
     name = "setcover"
@@ -24,6 +25,8 @@ solver and solver options) and how to run the fits in parallel::
     solver_options = { time_limit = 60 }
     params = { alpha = 0.7, candidates = { max_len = 2 } }
     meta = ["n_candidates"]   # Ruleset.meta entries copied into the table (columns meta.<key>)
+    isolate = true            # each fit of this method in a child process that may crash ...
+    timeout = 900             # ... or be killed after this many seconds: a row "crashed" / "timeout"
 
     [[methods]]
     name = "libre"
@@ -33,6 +36,7 @@ solver and solver options) and how to run the fits in parallel::
     [parallel]
     backend = "loky"          # "loky" (worker processes) or "dask"
     jobs = 2
+    on_error = "record"       # an exception in a fit: a row with status "error" ("raise": stop)
 
 Every mistake is a :class:`ConfigError` naming the entry and the problem: an unknown key, method,
 parameter, solver or dataset, a CSV file that does not exist, a malformed TOML file (with its line).
@@ -60,13 +64,15 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, from PyPI
     import tomli as tomllib
 
-__all__ = ["ConfigError", "DatasetSpec", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
+__all__ = ["ConfigError", "DatasetSpec", "Execution", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
            "load_config"]
 
 #: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
 #: output streams and fail when two run at once in one process.
 BACKENDS = ("loky", "dask")
 PROTOCOLS = ("kfold", "splits")
+#: What a fit that raises does: stop the run with a FitError, or become a row with status "error".
+ON_ERROR = ("raise", "record")
 
 
 class ConfigError(ValueError):
@@ -79,7 +85,9 @@ class DatasetSpec:
 
     ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
     class, else the minority class). ``max_train``: at most this many training rows per fold, a
-    stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold.
+    stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold. ``train_size``
+    and ``repeats`` override the protocol's for this dataset (protocol kind "splits" only; None: the
+    protocol's).
     """
 
     name: str
@@ -88,6 +96,8 @@ class DatasetSpec:
     positive: Any = None
     categorical: tuple[str, ...] = ()
     max_train: int | None = None
+    train_size: float | int | None = None
+    repeats: int | None = None
 
     def load(self) -> tuple[pd.DataFrame, pd.Series]:
         if self.path is None:
@@ -100,11 +110,28 @@ class DatasetSpec:
                         categorical=list(self.categorical) or None)
 
     def to_dict(self) -> dict[str, Any]:
+        overrides = {"train_size": self.train_size, "repeats": self.repeats}
         if self.path is None:
-            return _without_none({"name": self.name, "positive": self.positive, "max_train": self.max_train})
+            return _without_none({"name": self.name, "positive": self.positive, "max_train": self.max_train,
+                                  **overrides})
         return _without_none({"name": self.name, "path": self.path, "label": self.label,
                               "positive": self.positive, "categorical": list(self.categorical) or None,
-                              "max_train": self.max_train})
+                              "max_train": self.max_train, **overrides})
+
+
+@dataclass(frozen=True)
+class Execution:
+    """How each fit of a method runs: in the worker's own process, or (``isolate``) in a fresh child
+    process that may crash or run past ``timeout`` seconds without stopping the experiment (its row
+    gets status "crashed" or "timeout"); ``on_error``: an exception in the fit stops the run
+    ("raise") or becomes a row with status "error" ("record")."""
+
+    isolate: bool = False
+    timeout: float | None = None
+    on_error: str = "raise"
+
+    def to_dict(self) -> dict[str, Any]:
+        return _without_none(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -115,6 +142,7 @@ class MethodSpec:
     ``meta`` names the entries of the fitted ``Ruleset.meta`` copied into the result table (columns
     ``meta.<key>``): the configuration's top-level ``meta`` keys, then the method's own. ``tune``:
     the nested selection of some parameters on every outer training fold (:mod:`.tune`), or None.
+    ``execution``: crash isolation, timeout and error handling (the method's keys over ``[parallel]``'s).
     """
 
     label: str
@@ -122,6 +150,7 @@ class MethodSpec:
     params: dict[str, Any] = field(default_factory=dict)
     meta: tuple[str, ...] = ()
     tune: TuneSpec | None = None
+    execution: Execution = Execution()
 
     @property
     def exact(self) -> bool:
@@ -141,6 +170,7 @@ class MethodSpec:
             entry["meta"] = list(self.meta)
         if self.tune is not None:
             entry["tune"] = self.tune.to_dict()
+        entry.update(self.execution.to_dict())
         return entry
 
 
@@ -164,6 +194,10 @@ class Protocol:
             splitter = StratifiedShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
         return list(splitter.split(np.zeros((len(y), 1)), y.to_numpy()))
 
+    def for_dataset(self, dataset: DatasetSpec) -> Protocol:
+        """The protocol with ``dataset``'s own ``train_size`` and ``repeats`` where it sets them."""
+        return replace(self, train_size=dataset.train_size if dataset.train_size is not None else self.train_size,
+                       repeats=dataset.repeats if dataset.repeats is not None else self.repeats)
     def subsample(self, train: np.ndarray, y: pd.Series, max_rows: int | None) -> np.ndarray:
         """At most ``max_rows`` of the training indices ``train``: a stratified random subsample
         (``train_test_split(train, train_size=max_rows, stratify=labels, random_state=seed)``, in the
@@ -261,15 +295,21 @@ def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
     if not isinstance(title, str):
         raise ConfigError(f"title must be a string, got {title!r}")
     shared_meta = _meta_keys(raw.get("meta", []), "meta")
+    parallel = _table(raw, "parallel")
+    execution = _execution(parallel, "parallel", Execution())
+    protocol = _protocol(_table(raw, "protocol"))
     datasets = tuple(_dataset(entry, i, base) for i, entry in enumerate(_tables(raw, "datasets")))
-    methods = tuple(_method(entry, i, shared_meta) for i, entry in enumerate(_tables(raw, "methods")))
+    for index, dataset in enumerate(datasets):
+        if protocol.kind != "splits" and (dataset.train_size is not None or dataset.repeats is not None):
+            raise ConfigError(f"datasets[{index}] ({dataset.name!r}): train_size and repeats are for protocol "
+                              f"kind 'splits', not {protocol.kind!r}")
+    methods = tuple(_method(entry, i, shared_meta, execution) for i, entry in enumerate(_tables(raw, "methods")))
     for kind, names in (("dataset", [d.name for d in datasets]), ("method label", [m.label for m in methods])):
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ConfigError(f"{kind}s must be unique, repeated: {repeated} (give each a distinct "
                               f"{'name' if kind == 'dataset' else 'label'})")
-    return ExperimentConfig(datasets, methods, _protocol(_table(raw, "protocol")),
-                            _parallel(_table(raw, "parallel")), title)
+    return ExperimentConfig(datasets, methods, protocol, _parallel(parallel), title)
 
 
 def _tables(raw: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -296,16 +336,19 @@ def _known_keys(entry: Mapping[str, Any], known: set[str], where: str) -> None:
 
 def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
     where = f"datasets[{index}]"
+    overrides = {"train_size", "repeats"}
     if "path" not in entry:
-        _known_keys(entry, {"name", "positive", "max_train"}, f"{where} (a bundled dataset; a CSV file needs path)")
+        _known_keys(entry, {"name", "positive", "max_train"} | overrides,
+                    f"{where} (a bundled dataset; a CSV file needs path)")
         if "name" not in entry:
             raise ConfigError(f"{where}: give the name of a bundled dataset or the path of a CSV file")
         try:
             name = info(entry["name"])["name"]
         except (ValueError, TypeError) as error:
             raise ConfigError(f"{where}: {error}") from None
-        return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where))
-    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "max_train"}, where)
+        return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where),
+                           **_protocol_overrides(entry, f"{where} ({name!r})"))
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "max_train"} | overrides, where)
     path = base / Path(entry["path"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
@@ -314,7 +357,8 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
         raise ConfigError(f"{where}: categorical must be a list of column names")
     name = entry.get("name", path.name.split(".")[0])
     return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
-                       entry.get("positive"), tuple(categorical), _max_train(entry, where))
+                       entry.get("positive"), tuple(categorical), _max_train(entry, where),
+                       **_protocol_overrides(entry, f"{where} ({name!r})"))
 
 
 def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
@@ -322,6 +366,29 @@ def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
     if rows is not None and (not _is_int(rows) or rows < 2):
         raise ConfigError(f"{where}: max_train must be a number of rows >= 2, got {rows!r}")
     return rows
+
+
+
+def _protocol_overrides(entry: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A dataset's own ``train_size`` and ``repeats`` (None where not given), validated."""
+    train_size, repeats = entry.get("train_size"), entry.get("repeats")
+    if train_size is not None:
+        _check_train_size(train_size, where)
+    if repeats is not None:
+        _check_repeats(repeats, where)
+    return {"train_size": train_size, "repeats": repeats}
+
+
+def _check_train_size(train_size: Any, where: str) -> None:
+    fraction = isinstance(train_size, float) and 0 < train_size < 1
+    if not (fraction or (_is_int(train_size) and train_size >= 2)):
+        raise ConfigError(f"{where}: train_size must be a fraction in (0, 1) or a number of rows >= 2, "
+                          f"got {train_size!r}")
+
+
+def _check_repeats(repeats: Any, where: str) -> None:
+    if not _is_int(repeats) or repeats < 1:
+        raise ConfigError(f"{where}: repeats must be an integer >= 1, got {repeats!r}")
 
 
 def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
@@ -332,8 +399,10 @@ def _meta_keys(keys: Any, where: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = ()) -> MethodSpec:
-    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta", "tune"}, f"methods[{index}]")
+def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] = (),
+            execution: Execution = Execution()) -> MethodSpec:
+    _known_keys(entry, {"name", "label", "params", "solver", "solver_options", "meta", "tune", *EXECUTION_KEYS},
+                f"methods[{index}]")
     if "name" not in entry:
         raise ConfigError(f"methods[{index}]: no name; `optrules methods` lists the registered methods")
     name = entry["name"]
@@ -364,7 +433,33 @@ def _method(entry: Mapping[str, Any], index: int, shared_meta: tuple[str, ...] =
         tune = None if "tune" not in entry else parse_tune(entry["tune"], name, params)
     except ValueError as error:
         raise ConfigError(f"{where}: {error}") from None
-    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)), tune)
+    return MethodSpec(label, name, params, tuple(dict.fromkeys(shared_meta + meta)), tune,
+                      execution=_execution(entry, where, execution))
+
+
+EXECUTION_KEYS = ("isolate", "timeout", "on_error")
+
+
+def _execution(entry: Mapping[str, Any], where: str, defaults: Execution) -> Execution:
+    """``isolate``, ``timeout`` and ``on_error`` of a method (or of ``[parallel]``, the defaults of
+    every method). A timeout inherited from ``[parallel]`` lapses for a method that sets
+    ``isolate = false``; one given with ``isolate = false`` is an error."""
+    isolate = entry.get("isolate", defaults.isolate)
+    if not isinstance(isolate, bool):
+        raise ConfigError(f"{where}: isolate must be true or false, got {isolate!r}")
+    timeout = entry.get("timeout", defaults.timeout if isolate else None)
+    if timeout is not None:
+        if not (isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and np.isfinite(timeout)
+                and timeout > 0):
+            raise ConfigError(f"{where}: timeout must be a number of seconds > 0, got {timeout!r}")
+        if not isolate:
+            raise ConfigError(f"{where}: timeout needs isolate = true (a fit in the worker's own process "
+                              f"cannot be stopped)")
+        timeout = float(timeout)
+    on_error = entry.get("on_error", defaults.on_error)
+    if on_error not in ON_ERROR:
+        raise ConfigError(f"{where}: on_error must be one of {list(ON_ERROR)}, got {on_error!r}")
+    return Execution(isolate, timeout, on_error)
 
 
 def _protocol(entry: Mapping[str, Any]) -> Protocol:
@@ -381,19 +476,15 @@ def _protocol(entry: Mapping[str, Any]) -> Protocol:
     seed = entry.get("seed", defaults.seed)
     if not _is_int(folds) or folds < 2:
         raise ConfigError(f"protocol: folds must be an integer >= 2, got {folds!r}")
-    if not _is_int(repeats) or repeats < 1:
-        raise ConfigError(f"protocol: repeats must be an integer >= 1, got {repeats!r}")
-    fraction = isinstance(train_size, float) and 0 < train_size < 1
-    if not (fraction or (_is_int(train_size) and train_size >= 2)):
-        raise ConfigError(f"protocol: train_size must be a fraction in (0, 1) or a number of rows >= 2, "
-                          f"got {train_size!r}")
+    _check_repeats(repeats, "protocol")
+    _check_train_size(train_size, "protocol")
     if not _is_int(seed) or seed < 0:
         raise ConfigError(f"protocol: seed must be an integer >= 0, got {seed!r}")
     return Protocol(kind, folds, repeats, train_size, seed)
 
 
 def _parallel(entry: Mapping[str, Any]) -> Parallel:
-    _known_keys(entry, {"backend", "jobs", "scheduler"}, "parallel")
+    _known_keys(entry, {"backend", "jobs", "scheduler", *EXECUTION_KEYS}, "parallel")
     backend = entry.get("backend", "loky")
     if backend not in BACKENDS:
         raise ConfigError(f"parallel: unknown backend {backend!r}; use one of {list(BACKENDS)}")

@@ -2,6 +2,8 @@
 
     results.csv       the tidy table, one row per dataset x method x fold (results.parquet too when
                       pyarrow is installed)
+    results.jsonl     (written by ``run`` during the run, not here) one line per finished fit, for
+                      resuming (``optrules.experiments.resume``)
     config.json       the resolved configuration (defaults filled in, each dataset's positive class);
                       ``optrules run config.json`` reruns it
     environment.json  optrules' version and those of Python and the libraries the numbers depend on

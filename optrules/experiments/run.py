@@ -1,10 +1,13 @@
 """Run an experiment: every dataset x method x fold fitted and scored, serially or in parallel.
 
-Each fit is one task carrying its own training and test data, so it runs the same in this process,
-in joblib worker processes or on a Dask cluster (joblib's Dask backend). Tasks are gathered in their
-submission order (dataset, method, fold) and every randomised method gets a ``random_state`` set by
-the protocol's seed and the fold alone, so the table does not depend on where the fits ran: rerunning
-a configuration reproduces it exactly, except the timing column ``fit_seconds``.
+Each fit is one task carrying its own estimator, training and test data, so it runs the same in this
+process, in joblib worker processes, on a Dask cluster (joblib's Dask backend) or, for a method with
+``isolate``, in a child process of the worker (``optrules.experiments.isolation``) that may crash or
+time out without stopping the run. Rows are put in (dataset, method, fold) order whatever order the
+fits finish in, and every randomised method gets a ``random_state`` set by the protocol's seed and the
+fold alone, so the table does not depend on where the fits ran: rerunning a configuration reproduces
+it exactly, except the timing column ``fit_seconds``. With an output directory every finished row is
+logged at once, and a resumed run takes the logged rows (``optrules.experiments.resume``).
 
 Methods with a ``tune`` step run in two phases in the same pool: first the inner fits of every tuned
 method (:mod:`optrules.experiments.tune`), then, once each outer fold's configuration is chosen, all
@@ -19,6 +22,7 @@ import numbers
 import os
 import socket
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -26,21 +30,29 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed, parallel_config
+from sklearn.base import clone
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
+from optrules.estimators import RulesetClassifier
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
+from optrules.experiments.isolation import Ending, call_in_child
+from optrules.experiments.resume import RowLog, dataset_setup
 from optrules.experiments.tune import TUNE_PREFIX, inner_scores, tune_tasks
 from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
 
-__all__ = ["COLUMNS", "META_PREFIX", "TIMING_COLUMNS", "FitError", "Outcome", "execute", "run"]
+__all__ = ["COLUMNS", "FAILED_STATUSES", "META_PREFIX", "TIMING_COLUMNS", "FitError", "Outcome", "execute",
+           "perform", "run"]
 
 #: The columns of the result table, in order (one row per dataset x method x fold).
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
            "n_rules", "n_atoms", "avg_atoms", "complexity", "fit_seconds", "solver", "status", "objective",
-           "gap")
+           "gap", "error")
+#: The ``status`` of a fit that gave no classifier: an exception recorded (``on_error = "record"``), an
+#: isolated fit whose process died, or one killed at its timeout. Their metrics are NaN.
+FAILED_STATUSES = ("error", "crashed", "timeout")
 #: Columns that measure time and so differ between otherwise identical runs.
 TIMING_COLUMNS = ("fit_seconds",)
 #: Prefix of the columns holding ``Ruleset.meta`` entries named by a configuration's ``meta`` keys.
@@ -57,6 +69,9 @@ class FitError(RuntimeError):
 
 @dataclass(frozen=True)
 class Task:
+    """One fit: the estimator (made from the registry where the run started, so workers and child
+    processes need no registry entry), its data, and its setup (what the resume log compares)."""
+
     dataset: str
     method: MethodSpec
     fold: int
@@ -65,36 +80,53 @@ class Task:
     y_train: pd.Series
     X_test: pd.DataFrame
     y_test: pd.Series
+    estimator: RulesetClassifier
+    exact: bool
+    setup: Mapping[str, Any]
     tuned: Mapping[str, Any] = field(default_factory=dict)  #: a tuned method's tune.* columns
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return self.dataset, self.method.label, self.fold
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One fit: its row of the result table and the learned Ruleset."""
+    """One fit: its row of the result table and the learned Ruleset (None for a failed fit and for a
+    row taken from the log by a resumed run)."""
 
     row: dict[str, Any]
-    ruleset: Ruleset
+    ruleset: Ruleset | None
 
 
 def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int | None = None,
-        scheduler: str | None = None, out: str | Path | None = None, verbose: bool = True) -> pd.DataFrame:
+        scheduler: str | None = None, out: str | Path | None = None, resume: bool = False,
+        verbose: bool = True) -> pd.DataFrame:
     """Run the experiment of ``config`` (a dict, a TOML path or an :class:`ExperimentConfig`).
 
     ``jobs`` and ``scheduler`` override the configuration's ``[parallel]`` table (a scheduler address
-    selects the Dask backend). With ``out``, the table, the resolved configuration, the package
-    version, the markdown report and the plots are written there (:func:`write_outputs`). A progress
-    bar is shown on a terminal unless ``verbose`` is False.
+    selects the Dask backend). With ``out``, every finished row is appended to ``out/results.jsonl``
+    as its fit completes, and at the end the table, the resolved configuration, the package version,
+    the markdown report and the plots are written there (:func:`write_outputs`). ``resume`` (needs
+    ``out``) takes the rows already in ``out/results.jsonl`` instead of fitting those tasks again
+    (``optrules.experiments.resume``). A progress bar is shown on a terminal unless ``verbose`` is False.
 
     Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
     ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them),
     then the ``tune.<...>`` columns of tuned methods (:mod:`optrules.experiments.tune`).
     """
-    resolved, outcomes = execute(load_config(config).with_parallel(jobs, scheduler), verbose=verbose)
+    if resume and out is None:
+        raise ConfigError("resume needs the output directory of the run to resume (out, or --out)")
+    config = load_config(config).with_parallel(jobs, scheduler)
+    if out is None:
+        resolved, outcomes = execute(config, verbose=verbose)
+        return results_frame(outcomes)
+    with RowLog(out, resume) as log:
+        resolved, outcomes = execute(config, verbose=verbose, log=log)
     results = results_frame(outcomes)
-    if out is not None:
-        from optrules.experiments.output import write_outputs
+    from optrules.experiments.output import write_outputs
 
-        write_outputs(results, resolved, out)
+    write_outputs(results, resolved, out)
     return results
 
 
@@ -108,26 +140,42 @@ def results_frame(outcomes: list[Outcome]) -> pd.DataFrame:
     return pd.DataFrame([o.row for o in outcomes], columns=[*COLUMNS, *meta_columns, *tune_columns])
 
 
-def execute(config: ExperimentConfig, verbose: bool = True) -> tuple[ExperimentConfig, list[Outcome]]:
+def execute(config: ExperimentConfig, verbose: bool = True,
+            log: RowLog | None = None) -> tuple[ExperimentConfig, list[Outcome]]:
     """Load the datasets, fit and score every task; returns the configuration with each dataset's
-    positive class resolved, and the outcomes in (dataset, method, fold) order."""
+    positive class resolved, and the outcomes in (dataset, method, fold) order. With a ``log``, the
+    tasks it holds are taken from it and every new row is appended to it as its fit finishes."""
     datasets, tasks = [], []
     for spec in config.datasets:
         X, y = spec.load()
         spec = replace(spec, positive=_positive(spec, y))
         datasets.append(spec)
         tasks += _tasks(config, spec, X, y)
-    progress = tqdm(total=len(tasks), unit="fit", desc=config.title or "optrules run",
-                    disable=not (verbose and sys.stderr.isatty()))
-    outcomes = []
+    outcomes: list[Outcome | None] = [None] * len(tasks)
+    if log is not None:
+        for index, task in enumerate(tasks):
+            row = log.finished_row(task.key, task.setup)
+            if row is not None:
+                outcomes[index] = Outcome(row, None)
+    pending = [(index, task) for index, task in enumerate(tasks) if outcomes[index] is None]
+    progress = tqdm(total=len(tasks), initial=len(tasks) - len(pending), unit="fit",
+                    desc=config.title or "optrules run", disable=not (verbose and sys.stderr.isatty()))
     with progress, _backend(config) as n_jobs:
-        pool = Parallel(n_jobs=n_jobs, return_as="generator")
-        if any(t.method.tune is not None for t in tasks):
-            tasks = _tune(tasks, config.protocol.seed, pool, progress)
-        for outcome in pool(delayed(fit_and_score)(t) for t in tasks):
-            outcomes.append(outcome)
+        if any(t.method.tune is not None for _, t in pending):
+            chosen = _tune([t for _, t in pending], config.protocol.seed,
+                           Parallel(n_jobs=n_jobs, return_as="generator"), progress)
+            pending = [(index, task) for (index, _), task in zip(pending, chosen, strict=True)]
+        for index, outcome in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(_perform_indexed)(index, task) for index, task in pending):
+            outcomes[index] = outcome
+            if log is not None:
+                log.append(tasks[index].key, tasks[index].setup, outcome.row)
             progress.update()
     return replace(config, datasets=tuple(datasets)), outcomes
+
+
+def _perform_indexed(index: int, task: Task) -> tuple[int, Outcome]:
+    return index, perform(task)
 
 
 def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[Task]:
@@ -143,7 +191,8 @@ def _tune(tasks: list[Task], seed: int, pool: Parallel, progress: tqdm) -> list[
 
 def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task:
     """A tuned task made into the outer fit of its chosen parameters, recording ``columns``."""
-    return replace(task, method=replace(task.method, params=params), tuned=columns)
+    return replace(task, method=replace(task.method, params=params), tuned=columns,
+                   estimator=make_estimator(task.method.name, **params))
 
 
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
@@ -158,18 +207,27 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
 
 def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
     tasks = []
-    splits = [(config.protocol.subsample(train, y, dataset.max_train), test)
-              for train, test in config.protocol.splits(y)]
+    protocol = config.protocol.for_dataset(dataset)
+    try:
+        outer = protocol.splits(y)
+    except ValueError as error:  # e.g. a train_size of more rows than the dataset has
+        raise ConfigError(f"dataset {dataset.name!r}: cannot split it with train_size "
+                          f"{protocol.train_size!r}: {error}") from None
+    splits = [(protocol.subsample(train, y, dataset.max_train), test) for train, test in outer]
+    dataset_entry = dataset_setup(dataset)
     for method in config.methods:
         for fold, (train, test) in enumerate(splits):
             params = dict(method.params)
             if method.accepts("positive"):
                 params.setdefault("positive", dataset.positive)
             if method.accepts("random_state"):
-                params.setdefault("random_state", config.protocol.method_seed(fold))
-            tasks.append(Task(dataset.name, replace(method, params=params), fold,
-                              params.get("positive", dataset.positive), X.iloc[train], y.iloc[train],
-                              X.iloc[test], y.iloc[test]))
+                params.setdefault("random_state", protocol.method_seed(fold))
+            resolved = replace(method, params=params)
+            setup = {"protocol": protocol.to_dict(), "dataset": dataset_entry,
+                     "method": {k: v for k, v in resolved.to_dict().items() if k != "isolate"}}
+            tasks.append(Task(dataset.name, resolved, fold, params.get("positive", dataset.positive),
+                              X.iloc[train], y.iloc[train], X.iloc[test], y.iloc[test],
+                              make_estimator(method.name, **params), method.exact, setup))
     return tasks
 
 
@@ -213,10 +271,56 @@ def _check_workers(client: Any) -> None:
                           f"{sorted(threads.values())}")
 
 
+def perform(task: Task) -> Outcome:
+    """Fit and score ``task`` as its method's ``execution`` says: in this process, or in a child
+    process (``isolate``) whose crash or timeout becomes a row with status "crashed" or "timeout".
+    A fit that raises stops the run with a :class:`FitError` (``on_error = "raise"``) or becomes a
+    row with status "error" (``"record"``); either way the message is the same, isolated or not."""
+    execution = task.method.execution
+    if not execution.isolate:
+        began = time.perf_counter()
+        try:
+            return fit_and_score(task)
+        except FitError as error:
+            if execution.on_error == "raise":
+                raise
+            return failed_outcome(task, "error", str(error), time.perf_counter() - began)
+    result = call_in_child(fit_and_score, task, execution.timeout)
+    if result.ending is Ending.RETURNED:
+        return result.value
+    if result.ending is Ending.RAISED:
+        if execution.on_error == "raise":
+            raise result.value
+        return failed_outcome(task, "error", str(result.value), result.seconds)
+    label = f"{task.method.label} on {task.dataset}, fold {task.fold}"
+    return failed_outcome(task, result.ending.value, f"{label}: {result.message}", result.seconds)
+
+
+def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outcome:
+    """The row of a fit that gave no classifier: NaN metrics, ``status`` one of
+    :data:`FAILED_STATUSES`, the ``error`` text, and ``fit_seconds`` until it failed (for an
+    isolated fit: the child process's whole life); its ``meta`` cells are empty."""
+    nan = float("nan")
+    row = {
+        **_task_columns(task),
+        **dict.fromkeys(("f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"),
+                        nan),
+        "fit_seconds": seconds, "solver": None, "status": status, "objective": None, "gap": None, "error": error,
+        **{META_PREFIX + key: None for key in task.method.meta},
+        **task.tuned,
+    }
+    return Outcome(row, None)
+
+
+def _task_columns(task: Task) -> dict[str, Any]:
+    return {"dataset": task.dataset, "method": task.method.label, "exact": task.exact, "fold": task.fold,
+            "n_train": len(task.X_train), "n_test": len(task.X_test)}
+
+
 def fit_and_score(task: Task) -> Outcome:
-    """Fit ``task.method`` on the training data and score it on the test data."""
+    """Fit (a clone of) ``task.estimator`` on the training data and score it on the test data."""
     try:
-        estimator = make_estimator(task.method.name, **task.method.params).fit(task.X_train, task.y_train)
+        estimator = clone(task.estimator).fit(task.X_train, task.y_train)
         predictions = estimator.predict(task.X_test)
     except Exception as error:
         raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: "
@@ -224,12 +328,7 @@ def fit_and_score(task: Task) -> Outcome:
     ruleset = estimator.ruleset_
     truth = task.y_test.to_numpy()
     row = {
-        "dataset": task.dataset,
-        "method": task.method.label,
-        "exact": task.method.exact,
-        "fold": task.fold,
-        "n_train": len(task.X_train),
-        "n_test": len(task.X_test),
+        **_task_columns(task),
         "f1": float(f1_score(truth == task.positive, predictions == task.positive, zero_division=0.0)),
         "accuracy": float(accuracy_score(truth, predictions)),
         "balanced_accuracy": float(balanced_accuracy_score(truth, predictions)),
@@ -239,6 +338,7 @@ def fit_and_score(task: Task) -> Outcome:
         "complexity": float(ruleset.meta.get("complexity", ruleset.n_atoms)),
         "fit_seconds": float(ruleset.meta["fit_seconds"]),
         **_solve_summary(ruleset.meta),
+        "error": None,
         **{META_PREFIX + key: _meta_value(ruleset.meta.get(key)) for key in task.method.meta},
         **task.tuned,
     }

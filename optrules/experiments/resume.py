@@ -1,0 +1,146 @@
+"""The log of finished fits: one JSON line per row, appended as each fit completes, read back to resume.
+
+``run(config, out=DIR)`` appends every finished row to ``DIR/results.jsonl`` the moment its fit
+completes, so an interrupted experiment loses only the fits that were running. ``run(config,
+out=DIR, resume=True)`` (``optrules run CONFIG --out DIR --resume``) takes the rows of tasks already
+in the log instead of fitting them again, and returns the same table as an uninterrupted run (the
+timing column ``fit_seconds`` is the one of the run that did the fit).
+
+A task is identified by its dataset, method label and fold; each line also records the task's
+*setup*: the protocol as it applies to the dataset, the dataset's entry (positive class resolved; a
+CSV file by its name and the SHA-256 of its content, so a log resumes from another checkout or
+directory but not on edited data: :func:`dataset_setup`), the method's entry with the parameters the fit received (``positive``, ``random_state``), its
+``timeout`` and ``on_error``. A logged task whose setup differs from the configuration's is a
+:class:`ConfigError` naming the first difference: the log would mix two experiments. Whether a method
+runs isolated, the backend and the number of jobs are not part of the setup: they do not change a
+successful fit's row. Crashed, timed-out and recorded failed fits are finished rows like any other;
+delete their lines to fit them again. Lines of tasks the configuration does not have are kept in the
+file and left out of the table. Without ``resume`` the log starts empty.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import numbers
+import warnings
+from pathlib import Path
+from typing import IO, Any, Mapping
+
+import numpy as np
+
+from optrules.experiments.config import ConfigError, DatasetSpec
+
+__all__ = ["LOG_NAME", "RowLog", "TaskKey", "dataset_setup"]
+
+#: The log's file name inside the output directory.
+LOG_NAME = "results.jsonl"
+
+TaskKey = tuple[str, str, int]  # (dataset, method label, fold)
+
+
+class RowLog:
+    """The finished rows of ``directory/results.jsonl``: read on resume, appended to after every fit."""
+
+    def __init__(self, directory: str | Path, resume: bool) -> None:
+        self.path = Path(directory) / LOG_NAME
+        self._finished: dict[TaskKey, tuple[dict[str, Any], dict[str, Any]]] = {}
+        if resume and self.path.is_file():
+            self._finished = _read(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle: IO[str] = self.path.open("a" if resume else "w", encoding="utf-8")
+
+    def __enter__(self) -> RowLog:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._handle.close()
+
+    def finished_row(self, key: TaskKey, setup: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The logged row of task ``key`` (None: not logged); an error if it ran with another setup."""
+        if key not in self._finished:
+            return None
+        logged_setup, row = self._finished[key]
+        difference = _first_difference(logged_setup, _as_json(setup))
+        if difference is not None:
+            where, then, now = difference
+            dataset, method, fold = key
+            raise ConfigError(
+                f"cannot resume from {self.path}: {method} on {dataset}, fold {fold} was run with another "
+                f"configuration ({where}: {then!r} in the log, {now!r} now); run into another output "
+                f"directory, or without resume to start the log over")
+        return row
+
+    def append(self, key: TaskKey, setup: Mapping[str, Any], row: Mapping[str, Any]) -> None:
+        """Log one finished row (one line, flushed at once)."""
+        dataset, method, fold = key
+        line = {"dataset": dataset, "method": method, "fold": fold, "setup": _as_json(setup),
+                "row": {k: _cell(v) for k, v in row.items()}}
+        self._handle.write(json.dumps(line, default=str) + "\n")
+        self._handle.flush()
+
+
+def dataset_setup(dataset: DatasetSpec) -> dict[str, Any]:
+    """The dataset's part of a task's setup: its entry, a CSV file's path replaced by the file's name
+    and the SHA-256 of its bytes."""
+    entry = dataset.to_dict()
+    if dataset.path is not None:
+        path = Path(dataset.path)
+        entry["path"] = path.name
+        entry["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return entry
+
+
+def _read(path: Path) -> dict[TaskKey, tuple[dict[str, Any], dict[str, Any]]]:
+    """The log's lines by task; a last line cut short (the run was killed while writing it) is
+    skipped with a warning, a damaged line elsewhere is an error."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    finished = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            entry = json.loads(text)
+            finished[(entry["dataset"], entry["method"], int(entry["fold"]))] = (entry["setup"], entry["row"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+            if number == len(lines):
+                warnings.warn(f"{path}: line {number} is incomplete and is ignored (its fit runs again)",
+                              stacklevel=3)
+                continue
+            raise ConfigError(f"{path}: line {number} is not a logged row ({error}); repair or remove it") from None
+    return finished
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples as lists, numpy scalars as numbers), so a setup
+    compares equal to its logged copy."""
+    return json.loads(json.dumps(value, default=_plain))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def _cell(value: Any) -> Any:
+    """A row's cell as JSON writes it: numpy scalars as Python ones (NaN stays NaN)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (str, bool, numbers.Number)):
+        return value
+    return str(value)
+
+
+def _first_difference(then: Any, now: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """The first place (dotted path) where two JSON values differ, with both values there."""
+    if isinstance(then, dict) and isinstance(now, dict):
+        for key in list(dict.fromkeys([*then, *now])):
+            inner = f"{where}.{key}" if where else str(key)
+            if key not in then or key not in now:
+                return inner, then.get(key), now.get(key)
+            difference = _first_difference(then[key], now[key], inner)
+            if difference is not None:
+                return difference
+        return None
+    return None if then == now else (where or "setup", then, now)
