@@ -13,7 +13,7 @@ strategies' seeds differ too (the runner gives split k the seed
 ``optrules.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
 warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr). car_evaluation is
 binarised as in the paper (30/70): ``unacc`` against the rest, in a CSV the script writes next to the
-runs (the runner's accuracy is over the labels of the data, so the labels must be the two classes).
+runs, so that the splits are stratified on the paper's two classes.
 
 Every dataset is one run of :func:`optrules.experiments.run` into ``RUNS/<dataset>/`` (``--runs``,
 default ``benchmarks/results/clsvm_paper_runs``) with ``resume=True``: every finished fit is in

@@ -240,6 +240,30 @@ def test_rows_are_tidy_and_their_numbers_check_out():
     assert not results["exact"].any()
 
 
+def test_accuracies_are_of_the_task_a_method_solves_on_multi_class_data():
+    """car_evaluation has four classes: a rule set learns 'good' against the rest and predicts one
+    stand-in label for the other three, so its accuracies are positive-vs-rest; a decision list
+    predicts every class and is scored on the labels."""
+    config = load_config(small_config(
+        protocol={"kind": "kfold", "folds": 2, "seed": 0},
+        datasets=[{"name": "car_evaluation", "positive": "good"}],
+        methods=[{"name": "bottom-up", "params": {"max_rules": 3}}, {"name": "append"}]))
+    _, outcomes = execute(config, verbose=False)
+    X, y = config.datasets[0].load()
+    splits = config.protocol.splits(y)
+    for outcome in outcomes:
+        test = splits[outcome.row["fold"]][1]
+        predicted, truth = outcome.ruleset.predict(X.iloc[test]), y.iloc[test].to_numpy()
+        if outcome.row["method"] == "bottom-up":
+            truth, predicted = truth == "good", predicted == "good"
+            assert outcome.ruleset.positive == "good"
+        else:
+            assert outcome.ruleset.positive is None and len(set(predicted)) > 2
+        assert outcome.row["accuracy"] == pytest.approx((predicted == truth).mean())
+        recalls = [(predicted[truth == c] == c).mean() for c in np.unique(truth)]
+        assert outcome.row["balanced_accuracy"] == pytest.approx(np.mean(recalls))
+
+
 def test_exact_rows_carry_the_solve_report_and_seeds_reach_random_methods():
     config = load_config(small_config(
         datasets=[{"name": "monk1"}], protocol={"kind": "splits", "repeats": 2, "train_size": 0.6, "seed": 5},

@@ -326,12 +326,9 @@ def fit_and_score(task: Task) -> Outcome:
         raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: "
                        f"{type(error).__name__}: {error}") from error
     ruleset = estimator.ruleset_
-    truth = task.y_test.to_numpy()
     row = {
         **_task_columns(task),
-        "f1": float(f1_score(truth == task.positive, predictions == task.positive, zero_division=0.0)),
-        "accuracy": float(accuracy_score(truth, predictions)),
-        "balanced_accuracy": float(balanced_accuracy_score(truth, predictions)),
+        **test_scores(task.y_test.to_numpy(), np.asarray(predictions), task.positive, ruleset.positive is not None),
         "n_rules": ruleset.n_rules,
         "n_atoms": ruleset.n_atoms,
         "avg_atoms": float(ruleset.avg_atoms),
@@ -343,6 +340,22 @@ def fit_and_score(task: Task) -> Outcome:
         **task.tuned,
     }
     return Outcome(row, ruleset)
+
+
+def test_scores(truth: np.ndarray, predictions: np.ndarray, positive: Any, one_vs_rest: bool) -> dict[str, float]:
+    """F1 of the positive class, accuracy and balanced accuracy on the test rows.
+
+    A method that learns the positive class against the rest (its Ruleset has a ``positive`` class)
+    predicts one stand-in label for every other class, so on data with more than two classes its
+    accuracies are those of the task it solves, positive against the rest; a multi-class method (a
+    decision list) is scored on the original labels. On two-class data both are the same.
+    """
+    is_positive, predicted_positive = truth == positive, predictions == positive
+    f1 = float(f1_score(is_positive, predicted_positive, zero_division=0.0))
+    if one_vs_rest:
+        truth, predictions = is_positive, predicted_positive
+    return {"f1": f1, "accuracy": float(accuracy_score(truth, predictions)),
+            "balanced_accuracy": float(balanced_accuracy_score(truth, predictions))}
 
 
 def _meta_value(value: Any) -> Any:
