@@ -181,7 +181,10 @@ class LibreClassifier(RulesetClassifier):
     max_intervals : int, optional
         At most this many ChiMerge bins per numeric feature.
     top_k : int or None, default 200
-        Candidates kept by the exclusiveness / local-support filter before the set cover.
+        Candidates kept by the exclusiveness / local-support filter before the set cover; None keeps
+        every point passing the filter's ``lsup+ > lsup-`` test (the paper's experiments, Appendix C).
+        The cut is a speed-up that keeps the most exclusive, i.e. most specific, points: on large data
+        it can drop the general rules (docs/methods/libre.md).
     min_local_support : float in [0, 1], default 0
         Minimum share of the positives a candidate must cover.
     max_rules : int, optional
