@@ -17,6 +17,7 @@ import pytest
 from failing_estimators import FailingClassifier
 
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
+from optrules.experiments.isolation import Ending, call_in_child
 from optrules.experiments.run import COLUMNS, execute, results_frame
 from optrules.registry import METHODS, Method
 from optrules.solvers import SolveReport
@@ -163,6 +164,43 @@ def test_a_child_dies_with_its_parent(tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def _start_sleeper(path: str, then: str) -> None:
+    """Start a process that outlives this call (as a solver executable might), then end as ``then`` says."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    Path(path).write_text(str(sleeper.pid))
+    if then == "abort":
+        os.abort()
+
+
+class _TwoArgumentError(Exception):
+    def __init__(self, a, b):
+        super().__init__(a)  # pickles with one argument: cannot be rebuilt from its pickle
+
+
+def _raise_two_argument_error(_: object) -> None:
+    raise _TwoArgumentError("first", "second")
+
+
+@pytest.mark.parametrize("then, ending", [("return", Ending.RETURNED), ("abort", Ending.CRASHED)])
+def test_what_a_call_started_dies_when_the_call_ends(tmp_path, then, ending):
+    from functools import partial
+
+    pid_file = tmp_path / "pid"
+    result = call_in_child(partial(_start_sleeper, then=then), str(pid_file))
+    assert result.ending is ending
+    sleeper = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(sleeper)
+
+
+def test_an_exception_that_cannot_be_unpickled_is_reported_as_raised():
+    result = call_in_child(_raise_two_argument_error, None)
+    assert result.ending is Ending.RAISED and isinstance(result.value, RuntimeError)
+    assert "could not be unpickled" in str(result.value)
 
 
 @pytest.mark.parametrize("change, message", [

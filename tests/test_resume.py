@@ -77,6 +77,10 @@ def test_a_changed_configuration_is_refused_and_a_cut_last_line_is_fitted_again(
     with pytest.warns(UserWarning, match=r"line 6 is incomplete and is ignored"):
         resumed = run(same, out=tmp_path, resume=True, verbose=False)
     assert len(resumed) == 6 and resumed["f1"].notna().all()
+    # the cut line is gone, not prefixed to the refitted row: a second resume reads every line
+    assert len(log_lines(tmp_path)) == 6
+    again = run(same, out=tmp_path, resume=True, verbose=False)
+    pd.testing.assert_frame_equal(again.drop(columns=["fit_seconds"]), resumed.drop(columns=["fit_seconds"]))
     # without resume the log starts over
     run(config(datasets=("haberman",)), out=tmp_path, verbose=False)
     assert {line["dataset"] for line in log_lines(tmp_path)} == {"haberman"}

@@ -15,8 +15,9 @@ Why a new interpreter started by :mod:`subprocess` rather than :mod:`multiproces
   here is ``fork`` + ``exec`` of a fresh interpreter, safe from any threaded parent.
 - the call must work inside joblib's loky workers and inside Dask workers, and Dask's worker processes
   are daemonic, which forbids ``multiprocessing`` children; a plain subprocess has no such rule.
-- the child leads a process group of its own, so a timeout kills it with everything it started, and
-  it watches its parent: if the parent dies (a cancelled worker), the child kills its group too.
+- the child leads a process group of its own, so when the call ends, however it ends, the group is
+  killed with whatever the call started; and it watches its parent: if the parent dies (a cancelled
+  worker), the child kills its group too.
 
 The call travels in a temporary file: the parent's ``sys.path`` first (so the child imports what the
 parent can, e.g. a test-only estimator), then ``(function, argument)``; the function is pickled by
@@ -93,13 +94,17 @@ def call_in_child(function: Callable[[Any], Any], argument: Any, timeout: float 
             try:
                 status, overdue = _wait(child, started_path, timeout)
             finally:
-                if child.poll() is None:  # timed out, or interrupted while waiting: leave no orphan behind
-                    _kill_group(child)
+                # timed out, interrupted, crashed or returned: whatever the call started dies with it
+                _kill_group(child)
             if overdue:
                 return ChildResult(Ending.TIMEOUT, None, overdue, time.perf_counter() - began)
         seconds = time.perf_counter() - began
         if result_path.is_file():  # written last, whole or not at all: the call is complete
-            ending, value = pickle.loads(result_path.read_bytes())
+            try:
+                ending, value = pickle.loads(result_path.read_bytes())
+            except Exception as error:  # e.g. an exception class that cannot be rebuilt here
+                return ChildResult(Ending.RAISED, RuntimeError(f"the call's result could not be unpickled: "
+                                                               f"{type(error).__name__}: {error}"), "", seconds)
             return ChildResult(Ending(ending), value, "", seconds)
         return ChildResult(Ending.CRASHED, None, _crash_message(status, log_path), seconds)
 

@@ -39,6 +39,15 @@ LOG_NAME = "results.jsonl"
 TaskKey = tuple[str, str, int]  # (dataset, method label, fold)
 
 
+def _drop_incomplete_line(path: Path) -> None:
+    """Cut the log back to its last newline: a run killed while writing leaves a last line without
+    one, which :func:`_read` skips (its fit runs again)."""
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
 class RowLog:
     """The finished rows of ``directory/results.jsonl``: read on resume, appended to after every fit."""
 
@@ -47,6 +56,7 @@ class RowLog:
         self._finished: dict[TaskKey, tuple[dict[str, Any], dict[str, Any]]] = {}
         if resume and self.path.is_file():
             self._finished = _read(self.path)
+            _drop_incomplete_line(self.path)  # appending after a cut-off line would corrupt the next row
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle: IO[str] = self.path.open("a" if resume else "w", encoding="utf-8")
 
