@@ -561,7 +561,8 @@ def test_selection_with_a_cap_of_one_rule_and_without_prefix_scoring():
     assert (choice.configuration, choice.k, choice.best, choice.ties) == ({"a": 1}, None, 0.75, 2)
     assert choice.se == pytest.approx(SE)
     columns = choice.columns(plain)
-    assert columns == {"tune.a": 1, "tune.score": 0.75, "tune.best": 0.75, "tune.se": choice.se, "tune.ties": 2}
+    assert columns == {"tune.a": 1, "tune.score": 0.75, "tune.best": 0.75, "tune.se": choice.se, "tune.ties": 2,
+                       "tune.failed": 0}
 
 
 def reference_selection(scores: np.ndarray, k_max: int | None, tolerance: float | None) -> tuple[int, int, int]:
@@ -669,12 +670,31 @@ def tuned_config(**overrides) -> dict:
     return config
 
 
+def test_a_failing_inner_fit_stops_the_run_or_drops_its_configuration_with_record():
+    """alpha = 2 is invalid: with on_error = "raise" its first inner fit stops the run; with "record"
+    that configuration is not a candidate and the rows say so; when every configuration fails the
+    run stops either way."""
+    def config(alphas, on_error):
+        return {"protocol": {"kind": "kfold", "folds": 2, "seed": 0}, "datasets": [{"name": "monk1"}],
+                "methods": [{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES},
+                             "on_error": on_error, "tune": {"grid": {"alpha": alphas}, "inner_folds": 2}}]}
+    with pytest.raises(FitError, match=r"inner split 0, \{'alpha': 2.0\}: ValueError: alpha"):
+        run(config([0.5, 2.0], "raise"), verbose=False)
+    with pytest.warns(UserWarning, match="inner fit failed"):
+        results = run(config([0.5, 2.0], "record"), verbose=False)
+    assert (results["tune.alpha"] == 0.5).all() and (results["tune.failed"] == 1).all()
+    assert results["f1"].notna().all()
+    with pytest.raises(FitError, match="fold 0: every configuration of the grid failed"), \
+            pytest.warns(UserWarning):
+        run(config([2.0, 3.0], "record"), verbose=False)
+
+
 def test_a_tuned_run_chooses_from_the_grid_and_its_row_is_the_direct_fit():
     config = load_config(tuned_config())
     resolved, outcomes = execute(config, verbose=False)
     results = results_frame(outcomes)
     assert list(results.columns) == [*COLUMNS, "tune.n_estimators", "tune.alpha", "tune.max_rules", "tune.score",
-                                     "tune.best", "tune.se", "tune.ties", "tune.chi2_threshold"]
+                                     "tune.best", "tune.se", "tune.ties", "tune.failed", "tune.chi2_threshold"]
     untuned = results[results["method"] == "setcover-greedy"]
     assert untuned.filter(like="tune.").isna().all().all()
     for dataset in resolved.datasets:
@@ -746,7 +766,7 @@ def test_tuned_runs_agree_serial_joblib_dask_and_on_rerun(tmp_path):
     serial = run(config, out=tmp_path, verbose=False)
     written = pd.read_csv(tmp_path / "results.csv")
     tune_columns = [c for c in serial.columns if c.startswith("tune.")]
-    assert len(tune_columns) == 8
+    assert len(tune_columns) == 9
     pd.testing.assert_frame_equal(written[tune_columns], serial[tune_columns], check_dtype=False)
     assert "| haberman |" in (tmp_path / "report.md").read_text()
     rerun_from_json = run(tmp_path / "config.json", verbose=False)

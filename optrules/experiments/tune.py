@@ -41,8 +41,10 @@ Semantics, for one outer fold:
 
 The rows of a tuned method record the choice in columns ``tune.<parameter>`` (each grid parameter,
 and the prefix parameter), ``tune.score`` (the chosen candidate's mean inner score), ``tune.best``
-(the best mean), ``tune.se`` (the best's SE) and ``tune.ties`` (the near-ties that the ``prefer`` keys
-do not separate from the chosen one, itself included: those decided by grid order).
+(the best mean), ``tune.se`` (the best's SE), ``tune.ties`` (the candidates among the near-ties that
+the ``prefer`` keys do not separate from the chosen one, itself included: those decided by grid
+order, then the smaller k) and ``tune.failed`` (configurations left out because an inner fit raised,
+with the method's ``on_error = "record"``; with "raise" such a fit stops the run).
 
 Inner fits that two tuned methods share (same method, parameters and data, e.g. the same grid scored
 with and without ``max_prefix``) are fitted once.
@@ -54,6 +56,7 @@ import itertools
 import json
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
@@ -248,6 +251,7 @@ class InnerTask:
     positive: Any
     metric: str
     prefix: bool
+    record_errors: bool = False  #: the method's ``on_error = "record"``: a failed fit scores NaN
 
 
 def score_matrix(predicted: np.ndarray, truth: np.ndarray, metric: str) -> np.ndarray:
@@ -274,7 +278,9 @@ def score_matrix(predicted: np.ndarray, truth: np.ndarray, metric: str) -> np.nd
 
 def inner_scores(task: InnerTask) -> np.ndarray:
     """Fit and score one inner task: with prefix scoring, the score of every prefix k = 0 .. K of the
-    fitted rules (index k: the first k rules); otherwise a single score, the model's."""
+    fitted rules (index k: the first k rules); otherwise a single score, the model's. A fit that
+    raises stops the run with a FitError, or, with ``record_errors``, scores NaN (its configuration
+    is then not a candidate, :func:`choose`) and the message goes back in a warning."""
     from optrules.experiments.run import FitError  # run.py imports this module: import at call time
 
     X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
@@ -286,7 +292,11 @@ def inner_scores(task: InnerTask) -> np.ndarray:
         ruleset = estimator.ruleset_
         fires = ruleset.covers(X_valid) if ruleset.n_rules else np.zeros((len(X_valid), 0), dtype=bool)
     except Exception as error:
-        raise FitError(f"{task.where}: {type(error).__name__}: {error}") from error
+        message = f"{task.where}: {type(error).__name__}: {error}"
+        if task.record_errors:
+            warnings.warn(f"inner fit failed, its configuration is not a candidate: {message}", stacklevel=2)
+            return np.array([np.nan])
+        raise FitError(message) from error
     prefixes = np.logical_or.accumulate(fires, axis=1)
     prefixes = np.concatenate([np.zeros((len(X_valid), 1), dtype=bool), prefixes], axis=1)
     return score_matrix(prefixes, truth, task.metric)
@@ -308,13 +318,15 @@ class Choice:
     best: float
     se: float
     ties: int
+    failed: int = 0  #: configurations left out because an inner fit failed (``on_error = "record"``)
 
     def columns(self, spec: TuneSpec) -> dict[str, Any]:
         row = {TUNE_PREFIX + name: _cell(self.configuration[name]) for name in spec.parameters}
         if spec.prefix is not None:
             row[TUNE_PREFIX + spec.prefix] = self.k
         row.update({TUNE_PREFIX + "score": self.score, TUNE_PREFIX + "best": self.best,
-                    TUNE_PREFIX + "se": self.se, TUNE_PREFIX + "ties": self.ties})
+                    TUNE_PREFIX + "se": self.se, TUNE_PREFIX + "ties": self.ties,
+                    TUNE_PREFIX + "failed": self.failed})
         return row
 
 
@@ -323,9 +335,14 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
 
     ``scores`` is (configurations x inner folds x prefixes): entry [c, s, k] the score on inner split
     s of configuration c cut to its first k rules (k = 0 .. K; a fit with fewer rules repeats its
-    last score). Without prefix scoring the last axis has length 1: the model itself.
+    last score). Without prefix scoring the last axis has length 1: the model itself. A configuration
+    with a failed inner fit (NaN scores, ``on_error = "record"``) is not a candidate; when every one
+    failed there is nothing to choose from, a ValueError.
     """
     configurations = spec.configurations()
+    failed = np.isnan(scores).any(axis=(1, 2))
+    if failed.all():
+        raise ValueError("every configuration of the grid failed in an inner fit")
     n_folds = scores.shape[1]
     if spec.prefix is not None:
         if spec.max_prefix is not None:
@@ -334,6 +351,7 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
         mean[:, 0] = -np.inf  # k = 0, no rule, is not a model
     else:
         mean = scores.mean(axis=1)
+    mean[failed] = -np.inf
     best = np.unravel_index(np.argmax(mean), mean.shape)
     se = float(scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(n_folds))
     margin = {"one-se": se, "best": 0.0}.get(spec.select, spec.select)
@@ -354,7 +372,7 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
     ties = sum(1 for candidate in ordered if all(k(candidate) == k(chosen) for k in keys))
     c, k = chosen
     return Choice(configurations[c], k if spec.prefix is not None else None, float(mean[c, k]),
-                  float(mean[best]), se, ties)
+                  float(mean[best]), se, ties, int(failed.sum()))
 
 
 def _cell(value: Any) -> Any:
@@ -396,13 +414,14 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
                 params[spec.prefix] = None
             row = []
             for s, (train, valid) in enumerate(splits):
+                record = task.method.execution.on_error == "record"
                 key = json.dumps([task.dataset, task.fold, spec.inner_folds, s, task.method.name, spec.metric,
-                                  spec.prefix, sorted(params.items())], default=repr)
+                                  spec.prefix, record, sorted(params.items())], default=repr)
                 if key not in unique:
                     where = f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split {s}, {configuration}"
                     unique[key] = InnerTask(where, make_estimator(task.method.name, **params), task.X_train,
                                             task.y_train, train, valid, task.positive, spec.metric,
-                                            spec.prefix is not None)
+                                            spec.prefix is not None, record)
                 row.append(key)
             keys.append(row)
         plans.append((index, keys))
@@ -416,7 +435,12 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
         task = tasks[index]
         spec = task.method.tune
         assert spec is not None
-        choice = choose(spec, stack_scores([[results[key] for key in row] for row in keys], spec.prefix is not None))
+        try:
+            choice = choose(spec, stack_scores([[results[key] for key in row] for row in keys], spec.prefix is not None))
+        except ValueError as error:  # every configuration failed: nothing to fit on the outer fold
+            from optrules.experiments.run import FitError
+
+            raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: {error}") from error
         params = {**task.method.params, **choice.configuration}
         if spec.prefix is not None:
             params[spec.prefix] = choice.k
