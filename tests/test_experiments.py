@@ -18,7 +18,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
-from optrules.experiments.report import summary_table
+from optrules.experiments.report import markdown_report, summary_table
 from optrules.experiments.run import COLUMNS, _chosen, _tasks, execute, results_frame
 from optrules.learners.libre import LibreClassifier
 
@@ -426,6 +426,21 @@ def test_summary_table_means_bold_best_and_average_ranks():
     assert table.loc["Avg Rank", "c"] == "1.2 (0.2)"      # (1.5 + 1) / 2 = 1.25, std 0.25
     fewer_is_better = summary_table(results.rename(columns={"f1": "n_rules"}), "n_rules")
     assert fewer_is_better.loc["d2", "a"] == "**0.5 (0.0)**" and fewer_is_better.loc["d2", "b"] == "**0.5 (0.0)**"
+
+
+def test_failed_fits_are_counted_in_cells_left_out_of_ranks_and_listed():
+    """b fails on 3 of its 4 folds of d2: its one surviving fold must not win d2's rank."""
+    nan = float("nan")
+    rows = [("d1", "a", 0.9, "optimal"), ("d1", "a", 0.9, "optimal"), ("d1", "b", 0.5, None), ("d1", "b", 0.5, None),
+            ("d2", "a", 0.5, None), ("d2", "a", 0.5, None), ("d2", "b", 0.95, None), ("d2", "b", nan, "timeout"),
+            ("d2", "b", nan, "crashed"), ("d2", "b", nan, "crashed")]
+    results = pd.DataFrame(rows, columns=["dataset", "method", "f1", "status"])
+    table = summary_table(results, "f1")
+    assert table.loc["d2", "b"] == "**0.95 (0.00)** [1/4 fits]" and table.loc["d2", "a"] == "0.50 (0.00)"
+    assert table.loc["Avg Rank", "a"] == "1.0 (0.0)" and table.loc["Avg Rank", "b"] == "2.0 (0.0)"  # d1 only
+    report = markdown_report(results, ("f1",))
+    assert "## Failed fits" in report and "| d2 | b | crashed | 2 |" in report and "| d2 | b | timeout | 1 |" in report
+    assert "Failed fits" not in markdown_report(results[results["f1"].notna()], ("f1",))
 
 
 # ---------------------------------------------------------------------------------------------
