@@ -123,7 +123,8 @@ def grid_of(args: argparse.Namespace, dataset: str) -> dict[str, list]:
 
 def experiment(args: argparse.Namespace, dataset: str) -> dict[str, Any]:
     """The runner's configuration for one dataset: libre and libre 3, tuned on every outer fold."""
-    tune = {"grid": grid_of(args, dataset), "inner_folds": args.inner_folds, "metric": "f1",
+    tune = {"grid": grid_of(args, dataset), "inner_folds": args.inner_folds,
+            "inner_repeats": args.inner_repeats, "metric": "f1",
             "select": "one-se" if args.tolerance == "se" else float(args.tolerance),
             "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
     params = {"conflicts": args.conflicts, "top_k": args.top_k, "n_jobs": 1, "random_state": SEED}
@@ -200,6 +201,7 @@ def command_of(args: argparse.Namespace, datasets: list[str]) -> str:
         f" --max-intervals {' '.join(args.max_intervals)}" if intervals != ["none"] else "") + (
         f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
         f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "") + (
+        f" --inner-repeats {args.inner_repeats}" if args.inner_repeats != 1 else "") + (
         f" --top-k {args.top_k}" if args.top_k is not None else "")
     if "adult" in datasets:
         command += f" --adult-train {args.adult_train or 'all'} --adult-estimators " + " ".join(
@@ -241,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tolerance", default="se",
                         help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
     parser.add_argument("--inner-folds", type=int, default=3)
+    parser.add_argument("--inner-repeats", type=int, default=1,
+                        help="repeated inner cross-validation: repeat r shuffles with seed + r")
     parser.add_argument("--top-k", type=_rows_or_none, default=None,
                         help="LibreClassifier(top_k=...): 'none' (the default here) fits without the "
                              "candidate filter, as the paper's experiments do; a number keeps that many")
@@ -275,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     log(table)
     log(f"total {total:.0f} s")
     grid = grid_of(args, "adult" if datasets == ["adult"] else "")
+    repeated = f" repeated {args.inner_repeats} times" if args.inner_repeats > 1 else ""
     tolerance = "one standard error" if args.tolerance == "se" else f"{float(args.tolerance):g} F1"
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets),
@@ -282,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Grid: {grid_text(grid, args.top_k)}"
         + (f" (adult: E in {grid_of(args, 'adult')['n_estimators']})" if "adult" in datasets and datasets != ["adult"]
            else "") + ". Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
-        f"stratified {args.inner_folds}-fold CV on the outer training fold (the runner's tune step); among "
+        f"stratified {args.inner_folds}-fold CV{repeated} on the outer training fold (the runner's tune step); among "
         f"the (configuration, k) within {tolerance} of the best mean inner F1, fewer rules first "
         "(smallest k, then highest inner F1, then grid order: smallest E first); refit on the outer "
         "training fold with max_rules = k. libre 3: k <= 3. Acceptance: mean F1 >= paper - 0.03 and "

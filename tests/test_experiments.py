@@ -517,7 +517,7 @@ def test_run_command_writes_outputs_and_reports_errors(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 
 from optrules.experiments.tune import (  # noqa: E402  (kept beside the tests that use them)
-    InnerTask, TuneSpec, choose, inner_scores, score_matrix, stack_scores, tune_tasks)
+    InnerTask, TuneSpec, choose, inner_scores, inner_splits, score_matrix, stack_scores, tune_tasks)
 from optrules.registry import METHODS, make_estimator  # noqa: E402
 
 
@@ -776,6 +776,33 @@ def test_identical_inner_fits_of_two_methods_run_once():
     assert all(t.tuned == {} and t is u for t, u in zip(resolved, tasks) if t.method.tune is None)
 
 
+def test_repeated_inner_folds_extend_the_unrepeated_ones_and_every_split_is_scored():
+    y = optrules.load("haberman")[1]
+    once, twice = inner_splits(y, 3, 1, 7), inner_splits(y, 3, 2, 7)
+    assert len(twice) == 6
+    for (a, b), (c, d) in zip(once, twice[:3]):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
+    for r in range(2):  # each repeat partitions the rows into its validation splits
+        assert np.array_equal(np.sort(np.concatenate([v for _, v in twice[3 * r:3 * r + 3]])), np.arange(len(y)))
+    assert not np.array_equal(twice[0][1], twice[3][1])
+    base = tuned_config(datasets=[{"name": "haberman"}])
+    repeated = {**base["methods"][0], "tune": {**base["methods"][0]["tune"], "inner_repeats": 2}}
+    config = load_config({**base, "methods": [repeated]})
+    tasks = _tasks(config, dataclasses.replace(config.datasets[0], positive="died_within_5y"),
+                   *config.datasets[0].load())
+    fitted: list[InnerTask] = []
+
+    def fit(inner):
+        for task in inner:
+            fitted.append(task)
+            yield inner_scores(task)
+
+    resolved = tune_tasks(tasks, config.protocol.seed, fit, _chosen)
+    configurations = len(config.methods[0].tune.configurations())
+    assert len(fitted) == configurations * 2 * 2 * 3  # x inner folds x repeats x outer folds
+    assert all(0 <= t.tuned["tune.score"] <= t.tuned["tune.best"] for t in resolved)
+
+
 def test_tuned_runs_agree_serial_joblib_dask_and_on_rerun(tmp_path):
     config = tuned_config(datasets=[{"name": "haberman"}])
     serial = run(config, out=tmp_path, verbose=False)
@@ -855,6 +882,8 @@ def tune_error_config(tune: dict, name: str = "libre", params: dict | None = Non
     ({"grid": {}}, "libre", None, r"tune: grid must be a non-empty table"),
     ({"inner_folds": 3}, "libre", None, r"tune: grid must be a non-empty table"),
     ({"grid": {"alpha": [0.5]}, "inner_folds": 1}, "libre", None, r"tune: inner_folds must be an integer >= 2, got 1"),
+    ({"grid": {"alpha": [0.5]}, "inner_repeats": 0}, "libre", None,
+     r"tune: inner_repeats must be an integer >= 1, got 0"),
     ({"grid": {"alpha": [0.5]}, "metric": "auc"}, "libre", None,
      r"tune: unknown metric 'auc'; use one of \['f1', 'accuracy', 'balanced_accuracy'\]"),
     ({"grid": {"alpha": [0.5]}, "select": "two-se"}, "libre", None,

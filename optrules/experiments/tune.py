@@ -8,6 +8,7 @@ A method with a ``tune`` table is tuned anew on every outer training fold, from 
     [methods.tune]
     grid = { n_estimators = [5, 20, 50], heuristic = ["H1", "H2"], alpha = [0.5, 0.7, 0.9] }
     inner_folds = 5          # stratified k-fold on the outer training fold (default 5)
+    inner_repeats = 1        # repeated k-fold: repeat r shuffles with seed + r (default 1)
     metric = "f1"            # or "accuracy", "balanced_accuracy" (positive class vs the rest)
     select = "one-se"        # or "best", or a number: a fixed tolerance on the inner score
     prefix = "max_rules"     # optional: score every greedy prefix of a fit as the model max_rules = k
@@ -18,8 +19,8 @@ Semantics, for one outer fold:
 
 1. Every *configuration* (the grid's Cartesian product, in grid order: the first parameter varies
    slowest) is fitted on each inner training split and scored on its validation split. The inner
-   splits are ``StratifiedKFold(inner_folds, shuffle=True, random_state=protocol seed)`` of the outer
-   training fold, stratified on its labels. Inner fits get the outer fit's parameters with the
+   splits are ``StratifiedKFold(inner_folds, shuffle=True, random_state=protocol seed + r)`` of the
+   outer training fold, stratified on its labels, for r = 0 .. inner_repeats - 1. Inner fits get the outer fit's parameters with the
    configuration on top; so a randomised method's ``random_state`` is the outer fold's
    (``Protocol.method_seed(fold)``) unless ``params`` sets one.
 2. With ``prefix``, the method must declare that its rules come in greedy order so that the model
@@ -31,7 +32,8 @@ Semantics, for one outer fold:
    candidates are the configurations.
 3. The mean inner score of each candidate; ``best`` is the highest mean (the first in grid order,
    then smallest k, among equal ones); SE is the sample standard deviation of the best's inner scores
-   over sqrt(inner_folds). The near-ties are the candidates whose mean is at least best - margin
+   over sqrt(inner_folds x inner_repeats) (every validation split counted, as the usual one-SE rule
+   on repeated cross-validation does; the splits of different repeats are not independent). The near-ties are the candidates whose mean is at least best - margin
    (``select``: "one-se": margin SE, the one-standard-error rule; "best": 0; a number: that margin),
    with 1e-12 of slack for rounding. The chosen candidate is the first near-tie in ``prefer`` order:
    each key a grid parameter, the ``prefix`` parameter (k) or ``score`` (the mean inner score),
@@ -72,7 +74,7 @@ if TYPE_CHECKING:  # run.py imports this module
     from optrules.experiments.run import Task
 
 __all__ = ["METRICS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
-           "parse_tune", "score_matrix", "stack_scores", "tune_tasks"]
+           "inner_splits", "parse_tune", "score_matrix", "stack_scores", "tune_tasks"]
 
 #: Inner scores a tune step can maximise, all of the positive class against the rest.
 METRICS = ("f1", "accuracy", "balanced_accuracy")
@@ -83,7 +85,7 @@ TUNE_PREFIX = "tune."
 #: The ``prefer`` key naming the mean inner score.
 SCORE_KEY = "score"
 _SLACK = 1e-12
-_KEYS = {"grid", "inner_folds", "metric", "select", "prefix", "max_prefix", "prefer"}
+_KEYS = {"grid", "inner_folds", "inner_repeats", "metric", "select", "prefix", "max_prefix", "prefer"}
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class TuneSpec:
     prefix: str | None = None
     max_prefix: int | None = None
     prefer: tuple[str, ...] = ()
+    inner_repeats: int = 1
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -116,6 +119,8 @@ class TuneSpec:
             entry["max_prefix"] = self.max_prefix
         if self.prefer:
             entry["prefer"] = list(self.prefer)
+        if self.inner_repeats != 1:
+            entry["inner_repeats"] = self.inner_repeats
         return entry
 
 
@@ -138,6 +143,9 @@ def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
     inner_folds = raw.get("inner_folds", 5)
     if not _is_int(inner_folds) or inner_folds < 2:
         raise ValueError(f"tune: inner_folds must be an integer >= 2, got {inner_folds!r}")
+    inner_repeats = raw.get("inner_repeats", 1)
+    if not _is_int(inner_repeats) or inner_repeats < 1:
+        raise ValueError(f"tune: inner_repeats must be an integer >= 1, got {inner_repeats!r}")
     metric = raw.get("metric", "f1")
     if metric not in METRICS:
         raise ValueError(f"tune: unknown metric {metric!r}; use one of {list(METRICS)}")
@@ -154,7 +162,7 @@ def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
             raise ValueError(f"tune: max_prefix must be an integer >= 1, got {max_prefix!r}")
     prefer = _prefer(raw.get("prefer", []), grid, prefix)
     return TuneSpec(grid, int(inner_folds), metric, float(select) if numeric else select, prefix,
-                    None if max_prefix is None else int(max_prefix), prefer)
+                    None if max_prefix is None else int(max_prefix), prefer, int(inner_repeats))
 
 
 def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
@@ -387,6 +395,14 @@ def _cell(value: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+def inner_splits(y: pd.Series, folds: int, repeats: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The inner (train, validation) positions: repeat r is ``StratifiedKFold(folds, shuffle=True,
+    random_state=seed + r)``, so the first repeat is the same with or without repetition."""
+    labels = y.to_numpy()
+    return [split for r in range(repeats)
+            for split in StratifiedKFold(folds, shuffle=True, random_state=seed + r).split(np.zeros((len(y), 1)), labels)]
+
+
 def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTask]], Iterable[np.ndarray]],
                apply: Callable[[Task, dict[str, Any], dict[str, Any]], Task],
                progress: Callable[[], Any] = lambda: None, planned: Callable[[int], Any] = lambda n: None
@@ -405,8 +421,7 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
         spec = task.method.tune
         if spec is None:
             continue
-        splitter = StratifiedKFold(spec.inner_folds, shuffle=True, random_state=seed)
-        splits = list(splitter.split(np.zeros((len(task.y_train), 1)), task.y_train.to_numpy()))
+        splits = inner_splits(task.y_train, spec.inner_folds, spec.inner_repeats, seed)
         keys = []
         for configuration in spec.configurations():
             params = {**task.method.params, **configuration}
