@@ -753,21 +753,26 @@ def test_a_tuned_run_chooses_from_the_grid_and_its_row_is_the_direct_fit():
                                   without_timing(libre2[same].drop(columns="method")))
 
 
-def test_identical_inner_fits_of_two_methods_run_once():
-    base = tuned_config(datasets=[{"name": "haberman"}])
-    other_splits = {**base["methods"][0], "label": "libre 3 inner folds",
-                    "tune": {**base["methods"][0]["tune"], "inner_folds": 3}}
-    config = load_config({**base, "methods": [*base["methods"], other_splits]})
+def tune_on_haberman(methods: list[dict]) -> tuple[list, list[InnerTask], list]:
+    """The tasks of ``methods`` on haberman (tuned_config's protocol), the inner tasks fitted, in
+    order, and the resolved tasks."""
+    config = load_config({**tuned_config(datasets=[{"name": "haberman"}]), "methods": methods})
     tasks = _tasks(config, dataclasses.replace(config.datasets[0], positive="died_within_5y"),
                    *config.datasets[0].load())
     fitted: list[InnerTask] = []
 
-    def fit(tasks):
-        for task in tasks:
+    def fit(inner):
+        for task in inner:
             fitted.append(task)
             yield inner_scores(task)
 
-    resolved = tune_tasks(tasks, config.protocol.seed, fit, _chosen)
+    return tasks, fitted, tune_tasks(tasks, config.protocol.seed, fit, _chosen)
+
+
+def test_identical_inner_fits_of_two_methods_run_once():
+    methods = tuned_config()["methods"]
+    other_splits = {**methods[0], "label": "libre 3 inner folds", "tune": {**methods[0]["tune"], "inner_folds": 3}}
+    tasks, fitted, resolved = tune_on_haberman([*methods, other_splits])
     # libre and libre 2: 4 configurations x 2 inner splits x 3 folds, once; bottom-up: 2 x 3 x 3;
     # libre on 3 inner splits shares nothing: 4 x 3 x 3
     assert len(fitted) == 4 * 2 * 3 + 2 * 3 * 3 + 4 * 3 * 3
@@ -785,21 +790,9 @@ def test_repeated_inner_folds_extend_the_unrepeated_ones_and_every_split_is_scor
     for r in range(2):  # each repeat partitions the rows into its validation splits
         assert np.array_equal(np.sort(np.concatenate([v for _, v in twice[3 * r:3 * r + 3]])), np.arange(len(y)))
     assert not np.array_equal(twice[0][1], twice[3][1])
-    base = tuned_config(datasets=[{"name": "haberman"}])
-    repeated = {**base["methods"][0], "tune": {**base["methods"][0]["tune"], "inner_repeats": 2}}
-    config = load_config({**base, "methods": [repeated]})
-    tasks = _tasks(config, dataclasses.replace(config.datasets[0], positive="died_within_5y"),
-                   *config.datasets[0].load())
-    fitted: list[InnerTask] = []
-
-    def fit(inner):
-        for task in inner:
-            fitted.append(task)
-            yield inner_scores(task)
-
-    resolved = tune_tasks(tasks, config.protocol.seed, fit, _chosen)
-    configurations = len(config.methods[0].tune.configurations())
-    assert len(fitted) == configurations * 2 * 2 * 3  # x inner folds x repeats x outer folds
+    method = tuned_config()["methods"][0]
+    _, fitted, resolved = tune_on_haberman([{**method, "tune": {**method["tune"], "inner_repeats": 2}}])
+    assert len(fitted) == 4 * 2 * 2 * 3  # configurations x inner folds x repeats x outer folds
     assert all(0 <= t.tuned["tune.score"] <= t.tuned["tune.best"] for t in resolved)
 
 
