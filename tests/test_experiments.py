@@ -567,6 +567,18 @@ def test_selection_arithmetic_on_hand_made_scores(changes, a, k, score, ties):
     assert choice.best == 0.75 and choice.se == pytest.approx(SE)
 
 
+def test_min_prefix_leaves_out_smaller_k_and_pads_fits_with_fewer_rules():
+    # k >= 2: the best is (1,2) .75 as before; one-SE near-ties without k = 1: (1,2) (2,2) (2,3) (3,3)
+    choice = choose(hand_spec(min_prefix=2, prefer=("max_rules", "-score")), hand_scores())
+    assert (choice.configuration, choice.k, choice.score, choice.ties) == ({"a": 1}, 2, 0.75, 2)
+    # k fixed at 3 (min_prefix = max_prefix = 3): candidates (1,3) .625, (2,3) .75, (3,3) .75
+    choice = choose(hand_spec(min_prefix=3, max_prefix=3, select="best"), hand_scores())
+    assert (choice.configuration, choice.k, choice.score, choice.ties, choice.se) == ({"a": 2}, 3, 0.75, 2, 0.0)
+    # every fit has at most 3 rules (k = 0..3); min_prefix 5 scores k = 5 as each fit's whole rule set
+    choice = choose(hand_spec(min_prefix=5, select="best"), hand_scores())
+    assert (choice.configuration, choice.k, choice.score, choice.best) == ({"a": 2}, 5, 0.75, 0.75)
+
+
 def test_selection_with_a_cap_of_one_rule_and_without_prefix_scoring():
     choice = choose(hand_spec(max_prefix=1, prefer=("max_rules",)), hand_scores())
     assert (choice.configuration, choice.k, choice.score, choice.best, choice.se) == ({"a": 2}, 1, 0.6875, 0.6875, 0)
@@ -769,6 +781,21 @@ def tune_on_haberman(methods: list[dict]) -> tuple[list, list[InnerTask], list]:
     return tasks, fitted, tune_tasks(tasks, config.protocol.seed, fit, _chosen)
 
 
+def test_fixed_k_by_min_prefix_shares_the_inner_fits_and_refits_max_rules_k():
+    """min_prefix = max_prefix = 2 is the model max_rules = 2 with only the configuration tuned: it
+    reuses libre's inner fits, chooses k = 2 on every fold, and its outer fit is max_rules = 2."""
+    libre = tuned_config()["methods"][0]
+    fixed = {**libre, "label": "libre k=2",
+             "tune": {**libre["tune"], "min_prefix": 2, "max_prefix": 2, "select": "best", "prefer": []}}
+    tasks, fitted, resolved = tune_on_haberman([libre, fixed])
+    assert len(fitted) == 4 * 2 * 3  # 4 configurations x 2 inner splits x 3 folds, shared
+    chosen = [task for task in resolved if task.method.label == "libre k=2"]
+    assert len(chosen) == 3
+    for task in chosen:
+        assert task.method.params["max_rules"] == 2 and task.tuned["tune.max_rules"] == 2
+        assert task.tuned["tune.score"] == task.tuned["tune.best"]  # select = "best"
+
+
 def test_identical_inner_fits_of_two_methods_run_once():
     methods = tuned_config()["methods"]
     other_splits = {**methods[0], "label": "libre 3 inner folds", "tune": {**methods[0]["tune"], "inner_folds": 3}}
@@ -899,6 +926,11 @@ def tune_error_config(tune: dict, name: str = "libre", params: dict | None = Non
     ({"grid": {"alpha": [0.5]}, "max_prefix": 3}, "libre", None, r"tune: max_prefix needs prefix"),
     ({"grid": {"alpha": [0.5]}, "prefix": "max_rules", "max_prefix": 0}, "libre", None,
      r"tune: max_prefix must be an integer >= 1, got 0"),
+    ({"grid": {"alpha": [0.5]}, "min_prefix": 3}, "libre", None, r"tune: min_prefix needs prefix"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules", "min_prefix": 1.5}, "libre", None,
+     r"tune: min_prefix must be an integer >= 1, got 1.5"),
+    ({"grid": {"alpha": [0.5]}, "prefix": "max_rules", "min_prefix": 3, "max_prefix": 2}, "libre", None,
+     r"tune: min_prefix 3 exceeds max_prefix 2"),
     ({"grid": {"alpha": [0.5]}, "prefer": ["max_rules"]}, "libre", None,
      r"tune: unknown prefer key 'max_rules'; use a grid parameter, the prefix parameter or 'score'"),
     ({"grid": {"alpha": [0.5]}, "prefer": "score"}, "libre", None, r"tune: prefer must be a list of keys"),

@@ -13,6 +13,7 @@ A method with a ``tune`` table is tuned anew on every outer training fold, from 
     select = "one-se"        # or "best", or a number: a fixed tolerance on the inner score
     prefix = "max_rules"     # optional: score every greedy prefix of a fit as the model max_rules = k
     max_prefix = 3           # optional: k <= 3
+    min_prefix = 3           # optional: k >= 3 (with max_prefix = 3: exactly the model max_rules = 3)
     prefer = ["max_rules", "-score"]   # order among the near-ties, then grid order, then smaller k
 
 Semantics, for one outer fold:
@@ -27,8 +28,10 @@ Semantics, for one outer fold:
    ``prefix=k`` predicts positive iff one of the first ``k`` rules of the unlimited fit fires
    (:attr:`optrules.registry.Method.prefix`); each inner fit runs with ``prefix`` unset and scores
    every k from one fit. The *candidates* are then the pairs (configuration, k), k = 1 .. K, K the
-   most rules of any inner fit of this outer fold (capped at ``max_prefix``); a fit with fewer rules
-   than k counts as its full rule set. k = 0 (no rule) is not a model. Without ``prefix`` the
+   most rules of any inner fit of this outer fold (capped at ``max_prefix``; at least ``min_prefix``,
+   k < ``min_prefix`` not being candidates); a fit with fewer rules than k counts as its full rule
+   set. k = 0 (no rule) is not a model. ``min_prefix = max_prefix = m`` scores the single model
+   ``max_rules = m`` (at most m rules, fewer where the greedy stops earlier) from the shared fits. Without ``prefix`` the
    candidates are the configurations.
 3. The mean inner score of each candidate; ``best`` is the highest mean (the first in grid order,
    then smallest k, among equal ones); SE is the sample standard deviation of the best's inner scores
@@ -85,7 +88,8 @@ TUNE_PREFIX = "tune."
 #: The ``prefer`` key naming the mean inner score.
 SCORE_KEY = "score"
 _SLACK = 1e-12
-_KEYS = {"grid", "inner_folds", "inner_repeats", "metric", "select", "prefix", "max_prefix", "prefer"}
+_KEYS = {"grid", "inner_folds", "inner_repeats", "metric", "select", "prefix", "max_prefix", "min_prefix",
+         "prefer"}
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class TuneSpec:
     max_prefix: int | None = None
     prefer: tuple[str, ...] = ()
     inner_repeats: int = 1
+    min_prefix: int | None = None
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -117,6 +122,8 @@ class TuneSpec:
             entry["prefix"] = self.prefix
         if self.max_prefix is not None:
             entry["max_prefix"] = self.max_prefix
+        if self.min_prefix is not None:
+            entry["min_prefix"] = self.min_prefix
         if self.prefer:
             entry["prefer"] = list(self.prefer)
         if self.inner_repeats != 1:
@@ -154,15 +161,21 @@ def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
     if not (select in SELECT_RULES or (numeric and math.isfinite(select) and select >= 0)):
         raise ValueError(f"tune: select must be 'one-se', 'best' or a tolerance >= 0, got {select!r}")
     prefix = _prefix(raw.get("prefix"), method, params, grid)
-    max_prefix = raw.get("max_prefix")
-    if max_prefix is not None:
-        if prefix is None:
-            raise ValueError("tune: max_prefix needs prefix (the parameter the prefixes stand for)")
-        if not _is_int(max_prefix) or max_prefix < 1:
-            raise ValueError(f"tune: max_prefix must be an integer >= 1, got {max_prefix!r}")
+    bounds = {}
+    for key in ("max_prefix", "min_prefix"):
+        value = raw.get(key)
+        if value is not None:
+            if prefix is None:
+                raise ValueError(f"tune: {key} needs prefix (the parameter the prefixes stand for)")
+            if not _is_int(value) or value < 1:
+                raise ValueError(f"tune: {key} must be an integer >= 1, got {value!r}")
+            value = int(value)
+        bounds[key] = value
+    if None not in bounds.values() and bounds["min_prefix"] > bounds["max_prefix"]:
+        raise ValueError(f"tune: min_prefix {bounds['min_prefix']} exceeds max_prefix {bounds['max_prefix']}")
     prefer = _prefer(raw.get("prefer", []), grid, prefix)
     return TuneSpec(grid, int(inner_folds), metric, float(select) if numeric else select, prefix,
-                    None if max_prefix is None else int(max_prefix), prefer, int(inner_repeats))
+                    bounds["max_prefix"], prefer, int(inner_repeats), bounds["min_prefix"])
 
 
 def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
@@ -353,10 +366,14 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
         raise ValueError("every configuration of the grid failed in an inner fit")
     n_folds = scores.shape[1]
     if spec.prefix is not None:
+        lowest = spec.min_prefix or 1
+        if scores.shape[2] <= lowest:  # every fit has fewer rules than min_prefix: each is its whole set
+            pad = np.repeat(scores[:, :, -1:], lowest + 1 - scores.shape[2], axis=2)
+            scores = np.concatenate([scores, pad], axis=2)
         if spec.max_prefix is not None:
             scores = scores[:, :, :spec.max_prefix + 1]
         mean = scores.mean(axis=1)
-        mean[:, 0] = -np.inf  # k = 0, no rule, is not a model
+        mean[:, :lowest] = -np.inf  # k = 0 (no rule) is not a model; nor is k < min_prefix
     else:
         mean = scores.mean(axis=1)
     mean[failed] = -np.inf
