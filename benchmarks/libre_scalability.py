@@ -103,9 +103,8 @@ def run_once(n: int, d: int, positive_share: float, seed: int) -> dict:
     ranked = rank_boundary(coverage, is_positive, points.sum(axis=1), 0.0, TOP_K)
     candidates = points[ranked]
     cand_cover = coverage[ranked].T
-    atoms = binning.n_conditions(candidates).astype(float)
     instance = CoverInstance.from_samples(cand_cover, is_positive, ALPHA, np.zeros(len(ranked)))
-    selected = greedy_cover(instance, None, atoms)
+    selected = greedy_cover(instance, None, size=candidates.sum(axis=1))  # ties: more zeros (Section 3.3)
     rules = [binning.to_rule(candidates[j], True, n_positive=int(cand_cover[is_positive, j].sum()),
                              n_negative=int(cand_cover[~is_positive, j].sum())) for j in selected]
     simplify_s = time.perf_counter() - started

@@ -62,7 +62,7 @@ def measure(label: str, instance: CoverInstance, atoms: np.ndarray | None, repea
     sc2 = int(small.coverage[small.neg_weight > 0].sum())
     if sc2 > MAX_SC2_CONSTRAINTS:
         started = time.perf_counter()
-        greedy = greedy_cover(instance, atoms=atoms)
+        greedy = greedy_cover(instance, size=atoms)
         seconds = time.perf_counter() - started
         nan = float("nan")
         return {"instance": label, "samples x cand.": f"{instance.coverage.shape[0]} x {instance.n_candidates}",
@@ -72,10 +72,10 @@ def measure(label: str, instance: CoverInstance, atoms: np.ndarray | None, repea
                 "greedy/ILP": nan}
     for _ in range(repeats):
         started = time.perf_counter()
-        greedy = greedy_cover(instance, atoms=atoms)
+        greedy = greedy_cover(instance, size=atoms)
         greedy_times.append(time.perf_counter() - started)
         result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": time_limit},
-                                 atoms=atoms)
+                                 size=atoms)
         build_times.append(result.report.build_seconds)
         cut_times.append(result.cut_seconds)
         solve_times.append(result.report.solve_seconds)

@@ -188,12 +188,12 @@ class SetCoverClassifier(RulesetClassifier):
                                               self.rule_cost + self.atom_cost * atoms)
         meta: dict[str, Any] = {"n_candidates": len(candidates), "n_mined": candidates.n_mined}
         if self.selection == "ilp":
-            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, atoms=atoms)
+            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=atoms)
             selected = result.selected
             meta.update(objective=result.objective, solve_reports=[result.report],
                         selection_from_greedy_start=result.from_start)
         else:
-            selected = greedy_cover(instance, self.max_rules, atoms)
+            selected = greedy_cover(instance, self.max_rules, size=atoms)
             meta.update(objective=instance.objective(selected))
         covered = candidates.coverage[:, selected]
         rules = tuple(

@@ -90,9 +90,9 @@ def test_greedy_follows_the_paper_rule():
     is_positive = np.array([True, True, True, False, True, False, False])
     instance = CoverInstance.from_samples(coverage, is_positive, 0.5)
     # A and B tie: fewer atoms wins. After B, A adds one positive and one negative: weight 0, stop.
-    assert greedy_cover(instance, atoms=np.array([3, 1, 1])).tolist() == [1]
+    assert greedy_cover(instance, size=np.array([3, 1, 1])).tolist() == [1]
     # After A, B adds nothing: stop.
-    assert greedy_cover(instance, atoms=np.array([1, 3, 1])).tolist() == [0]
+    assert greedy_cover(instance, size=np.array([1, 3, 1])).tolist() == [0]
     # With alpha = 0.9 A is worth 2.6, then C is worth 0.9 - 0.2 = 0.7 > 0.
     heavy = CoverInstance.from_samples(coverage, is_positive, 0.9)
     assert greedy_cover(heavy).tolist() == [0, 2]

@@ -123,7 +123,7 @@ def _tighten(m, instance: CoverInstance, solver: str, rounds: int, per_round: in
 
 def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solver: str = "highs",
                     solver_options: dict | None = None, relax: bool = False,
-                    atoms: np.ndarray | None = None, cut_rounds: int = 10,
+                    size: np.ndarray | None = None, cut_rounds: int = 10,
                     cuts_per_round: int = 2000) -> SetCoverResult:
     """Solve the set-cover ILP (or, with ``relax=True``, its LP relaxation) of ``instance`` exactly.
 
@@ -134,8 +134,8 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
     options = dict(solver_options or {})
     reduced = instance.reduce()
     small = reduced.instance
-    small_atoms = None if atoms is None else np.asarray(atoms)[reduced.columns]
-    start = greedy_cover(small, max_rules=max_rules, atoms=small_atoms)
+    small_size = None if size is None else np.asarray(size)[reduced.columns]
+    start = greedy_cover(small, max_rules=max_rules, size=small_size)  # the MIP start
     problem = model.problem_class(relax)
     if small.n_candidates == 0:
         # Nothing to decide: every candidate was useless, so the empty selection is optimal.

@@ -45,7 +45,8 @@ Choices where the paper leaves room
 * The selection objective is ``optrules.cover``'s: ``alpha * uncovered positives + (1 - alpha) *
   covered negatives + rule_cost * rules``. With ``rule_cost = 0`` (default) the greedy weight is
   the paper's ``alpha * pos - (1 - alpha) * neg``; the greedy stops when no candidate has a positive
-  weight, or after ``max_rules`` rules. Greedy ties go to fewer atoms (conditions), as in the paper.
+  weight, or after ``max_rules`` rules. Greedy ties go to the lattice element with more zeros (fewer
+  ones), as Section 3.3 says.
   The ILP's selection is cleared of rules that cover nothing the others do not (free with
   ``rule_cost = 0``, so an optimal solution may hold them); the objective is unchanged.
 * ``max_features=None`` means all features; ``max_features >= n_features`` too (every learner then
@@ -362,18 +363,18 @@ class LibreClassifier(RulesetClassifier):
                                self.top_k)
         candidates = union[ranked]
         cand_cover = coverage[ranked].T  # samples x candidates
-        atoms = binning.n_conditions(candidates).astype(float)
+        n_ones = candidates.sum(axis=1)  # greedy ties: "the highest number of zeros is preferred"
         instance = CoverInstance.from_samples(cand_cover, is_positive, float(self.alpha),
                                               np.full(len(ranked), float(self.rule_cost)))
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),
                                 "n_candidates": int(len(ranked)), "n_bits": int(n_bits)}
         if self.selection == "ilp":
-            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, atoms=atoms)
+            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=n_ones)
             selected = _drop_redundant(cand_cover, np.asarray(result.selected, dtype=int))
             meta.update(objective=instance.objective(selected), solve_reports=[result.report],
                         selection_from_greedy_start=result.from_start)
         else:
-            selected = greedy_cover(instance, self.max_rules, atoms)
+            selected = greedy_cover(instance, self.max_rules, size=n_ones)
             meta.update(objective=instance.objective(selected))
 
         rules = tuple(

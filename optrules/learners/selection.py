@@ -4,8 +4,10 @@ At each step the candidate with the highest weight is chosen,
 
     weight_j = alpha * (positives j still covers) - (1 - alpha) * (negatives j still covers) - cost_j,
 
-where "still" means not covered by a rule chosen before; ties go to the candidate with fewer atoms
-(the lattice element with more zeros), then to the lower index. The samples it covers are removed
+where "still" means not covered by a rule chosen before; ties go to the candidate of smaller
+``size`` (the caller's measure of a rule's size: LIBRE passes the number of ones of each lattice
+element, so that "the element with the highest number of zeros is preferred" as Section 3.3 says;
+``SetCoverClassifier`` passes the number of atoms), then to the lower index. The samples it covers are removed
 and the weights recomputed. The loop stops when no candidate has a positive weight (none would lower
 the objective of ``optrules.cover``; in particular once every positive is covered, since costs are
 non-negative), when no candidate is left, or after ``max_rules`` rules.
@@ -25,11 +27,11 @@ __all__ = ["greedy_cover"]
 
 
 def greedy_cover(instance: CoverInstance, max_rules: int | None = None,
-                 atoms: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the chosen candidates, in the order they were chosen."""
+                 size: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the chosen candidates, in the order they were chosen; ties to the smaller ``size``."""
     coverage = instance.coverage
     n_cols = coverage.shape[1]
-    atoms = np.zeros(n_cols) if atoms is None else np.asarray(atoms, dtype=float)
+    size = np.zeros(n_cols) if size is None else np.asarray(size, dtype=float)
     alpha = instance.alpha
     row_value = alpha * instance.pos_weight - (1 - alpha) * instance.neg_weight
     cov = coverage.astype(np.float64)
@@ -46,7 +48,7 @@ def greedy_cover(instance: CoverInstance, max_rules: int | None = None,
         if best_weight <= 1e-12:
             break
         tied = candidates[weight[candidates] >= best_weight - 1e-12]
-        best = int(tied[np.lexsort((tied, atoms[tied]))[0]])
+        best = int(tied[np.lexsort((tied, size[tied]))[0]])
         chosen.append(best)
         available[best] = False
         newly = active & coverage[:, best]
