@@ -143,6 +143,37 @@ def test_ilp_selection_never_worse_than_greedy():
     assert exact.meta["objective"] <= greedy.meta["objective"] + 1e-6
 
 
+def test_greedy_ties_go_to_the_point_with_more_zeros(monkeypatch):
+    """Section 3.3: among equal weights "the element with the highest number of zeros is preferred".
+    The greedy cover gets each ranked candidate's number of ones as its tie-break size (not its
+    number of conditions: on heart_statlog's multi-valued categorical features the two differ)."""
+    import optrules.learners.libre as libre
+
+    seen = {}
+
+    def ranking(coverage, is_positive, n_ones, *args):
+        order = rank_boundary(coverage, is_positive, n_ones, *args)
+        seen["ones"] = np.asarray(n_ones)[order]
+        return order
+
+    def greedy(instance, max_rules=None, size=None):
+        seen["size"] = np.asarray(size)
+        seen["selected"] = libre_greedy(instance, max_rules, size)
+        return seen["selected"]
+
+    libre_greedy = libre.greedy_cover
+    monkeypatch.setattr(libre, "rank_boundary", ranking)
+    monkeypatch.setattr(libre, "greedy_cover", greedy)
+    X_train, _, y_train, _ = _split("heart_statlog")
+    model = LibreClassifier(positive="presence", random_state=0, conflicts="majority", top_k=None)
+    model.fit(X_train, y_train)
+    assert np.array_equal(seen["size"], seen["ones"])
+    # the measure matters here: the chosen rules' numbers of ones are not their numbers of conditions
+    conditions = [len(rule.conditions) for rule in model.ruleset_.rules]
+    assert len(conditions) == len(seen["selected"]) > 1
+    assert seen["size"][seen["selected"]].tolist() != conditions
+
+
 def test_max_rules_and_rule_cost(tic_tac_toe):
     X_train, _, y_train, _ = tic_tac_toe
     base = {"n_estimators": 10, "positive": "positive", "random_state": 0}
