@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 from optrules.estimators import RulesetClassifier
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
+from optrules.experiments.errors import FitError
 from optrules.experiments.isolation import Ending, call_in_child
 from optrules.experiments.resume import RowLog, dataset_setup
 from optrules.experiments.tune import TUNE_PREFIX, inner_scores, tune_tasks
@@ -61,10 +62,6 @@ META_PREFIX = "meta."
 # Least favourable first: a method that solved several models reports the worst status among them.
 _STATUS_ORDER = (Status.ERROR, Status.UNBOUNDED, Status.INFEASIBLE, Status.NO_SOLUTION, Status.FEASIBLE,
                  Status.OPTIMAL)
-
-
-class FitError(RuntimeError):
-    """A fit that failed inside an experiment; the message names the dataset, method and fold."""
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from optrules.estimators import RulesetClassifier
+from optrules.experiments.errors import FitError
 from optrules.registry import METHODS, get_method, make_estimator
 
 if TYPE_CHECKING:  # run.py imports this module
@@ -302,8 +303,6 @@ def inner_scores(task: InnerTask) -> np.ndarray:
     fitted rules (index k: the first k rules); otherwise a single score, the model's. A fit that
     raises stops the run with a FitError, or, with ``record_errors``, scores NaN (its configuration
     is then not a candidate, :func:`choose`) and the message goes back in a warning."""
-    from optrules.experiments.run import FitError  # run.py imports this module: import at call time
-
     X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
     X_valid, truth = task.X.iloc[task.valid], task.y.iloc[task.valid].to_numpy() == task.positive
     try:
@@ -470,8 +469,6 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
         try:
             choice = choose(spec, stack_scores([[results[key] for key in row] for row in keys], spec.prefix is not None))
         except ValueError as error:  # every configuration failed: nothing to fit on the outer fold
-            from optrules.experiments.run import FitError
-
             raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: {error}") from error
         params = {**task.method.params, **choice.configuration}
         if spec.prefix is not None:
