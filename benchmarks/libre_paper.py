@@ -79,7 +79,7 @@ import pandas as pd
 import optrules
 from optrules.experiments import load_config, run
 from optrules.experiments.run import _positive
-from optrules.experiments.tune import InnerTask, inner_scores
+from optrules.experiments.tune import InnerTask, inner_scores, stack_scores
 from optrules.learners.libre import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -196,9 +196,8 @@ def oracle(config: dict[str, Any], n_jobs: int, libre3: str) -> dict[str, float]
                        resolved.protocol.subsample(train, y, dataset.max_train), test, positive, "f1", True)
              for c in configurations for train, test in splits]
     scores = Parallel(n_jobs=n_jobs)(delayed(inner_scores)(task) for task in tasks)
-    length = max(4, max(len(v) for v in scores))
-    table = np.array([np.concatenate([v, np.full(length - len(v), v[-1])]) for v in scores])
-    means = table.reshape(len(configurations), len(splits), length).mean(axis=1)  # configuration x k
+    rows = [scores[c * len(splits):(c + 1) * len(splits)] for c in range(len(configurations))]
+    means = stack_scores(rows, prefix=True, min_length=LIBRE3_MAX + 1).mean(axis=1)  # configuration x k
     lowest = LIBRE3_MAX if libre3 == "fixed" else 1
     return {"libre": float(means[:, 1:].max()), "libre 3": float(means[:, lowest:LIBRE3_MAX + 1].max())}
 

@@ -477,11 +477,11 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
     return resolved
 
 
-def stack_scores(rows: list[list[np.ndarray]], prefix: bool) -> np.ndarray:
+def stack_scores(rows: list[list[np.ndarray]], prefix: bool, min_length: int = 2) -> np.ndarray:
     """(configurations x folds x prefixes) from the inner score vectors; with prefix scoring each is
-    padded with its last score to the longest, at least k = 0 and k = 1 (an empty model scores k = 1
-    as its k = 0)."""
-    length = max(2, max(len(v) for row in rows for v in row)) if prefix else 1
+    padded with its last score to the longest, at least ``min_length`` (default: k = 0 and k = 1; an
+    empty model scores k = 1 as its k = 0)."""
+    length = max(min_length, max(len(v) for row in rows for v in row)) if prefix else 1
     stacked = np.empty((len(rows), len(rows[0]), length))
     for c, row in enumerate(rows):
         for s, values in enumerate(row):
