@@ -7,19 +7,31 @@ columns of the chosen configurations). See docs/experiments.md, "Nested selectio
 
 Protocol (Section 4): outer stratified 5-fold CV (the runner's ``kfold`` protocol, seed 0); positive
 class = the dataset's. Two methods, ``libre`` and ``libre 3``, both LIBRE tuned on every outer
-training fold over the grid E (``n_estimators``) in {5, 20, 50} x heuristic in {H1, H2} x ChiMerge
-threshold in {6, 4.6, 4} x alpha in {.5, .7, .9}, with 5 features per weak learner;
-``--max-features 2 3 5`` and ``--max-intervals none 3`` add two dimensions of our own ("each weak
-learner uses up to 5 features"; ChiMerge's maximum number of intervals). Every fit has
-``random_state = 0`` (``--random-state``) and ``n_jobs = 1`` (the runner keeps a ``random_state``
-set in ``params``).
+training fold over the paper's grid E (``n_estimators``) in {5, 20, 50} x heuristic in {H1, H2} x
+ChiMerge threshold in {6, 4.6, 4} x alpha in {.5, .7, .9}, with ``conflicts="majority"``
+(``--conflicts``; docs/methods/libre.md) and no top-K filter. Datasets of at most 10,000 rows add two
+dimensions of our own, ``max_features`` in {2, 3, 5} ("each weak learner uses up to 5 features") and
+ChiMerge ``max_intervals`` in {none, 3}, and use 5 inner folds (324 configurations). Larger ones
+(adult, bank) keep 5 features and no ``max_intervals``, E in {5, 20} (``--large-estimators``) and 3
+inner folds (36 configurations), on the whole outer training fold (``--large-train N`` subsamples
+it). ``--max-features``, ``--max-intervals`` and ``--inner-folds`` override these for every dataset.
+Every fit has ``random_state = 0`` (``--random-state``) and ``n_jobs = 1`` (the runner keeps a
+``random_state`` set in ``params``).
 
-Alpha: with ``conflicts="strict"`` (the default) a LIBRE weak learner's points cover no training
-negative, so every candidate's greedy weight is ``alpha * (positives it still covers)``: alpha scales
-all weights by the same factor and cannot change the greedy choice, and the grid is collapsed to
-alpha = 0.7 (18 configurations). The script checks once per dataset (fold 0, outside the runner)
-that alpha .5 and .9 give the same rules as .7. With ``--conflicts majority`` alpha decides which
-class a shared binned row goes to, so the full alpha grid is searched (54 configurations).
+Datasets: ``--datasets`` takes bundled names (default: the seven of the paper's tables that are
+bundled), CSV files in the bundled format (label column ``class``), or names of such files in
+``--data-dir`` (default ``../shared/data`` beside the checkout); a ``manifest.json`` beside a CSV
+gives its label column, categorical columns and positive class. Every dataset of the paper's Tables
+7-9 has its values here (Adult, Australian, Balance, Bank, Haberman, Heart, Ilpd, Liver, Pima, Sonar,
+Tictactoe, Transfusion, Wisconsin; matched by name, see ``paper_row``), so any of them is checked
+against the paper; other datasets are reported without acceptance.
+
+Alpha: with ``conflicts="strict"`` a LIBRE weak learner's points cover no training negative, so every
+candidate's greedy weight is ``alpha * (positives it still covers)``: alpha scales all weights by the
+same factor and cannot change the greedy choice, and the grid is collapsed to alpha = 0.7. The script
+checks once per dataset (fold 0, outside the runner) that alpha .5 and .9 give the same rules as .7.
+With ``conflicts="majority"`` (the default here) alpha decides which class a shared binned row goes
+to, so the full alpha grid is searched.
 
 Number of rules: the greedy cover only stops when the positives run out, hence ``max_rules`` is
 chosen too, by the tune step's prefix scoring (``prefix = "max_rules"``): the greedy rules are in
@@ -27,14 +39,14 @@ selection order, so the model ``max_rules=k`` is the first k rules of the unlimi
 is scored from one inner fit (tests/test_experiments.py checks this against refits for every
 prefix-capable method).
 
-Selection (training fold only): inner ``StratifiedKFold(--inner-folds, shuffle=True, random_state=0)``
-(default 3); mean inner F1 per (configuration, k); one-standard-error rule: among the (configuration,
-k) whose mean F1 is at least best mean - SE(best) (SE = sample std / sqrt(folds) of the best's inner
-F1s; ``--tolerance 0.01`` uses a fixed F1 difference instead), the smallest k, then the highest mean
-inner F1, then grid order (E 5, 20, 50 first, so the smallest E; then H1 before H2, threshold 6, 4.6,
-4, ...) -- ``prefer = ["max_rules", "-score"]``; "tied" is the number of near-ties still tied after k
-and F1 (the runner's ``tune.ties``). Then refit on the whole outer training fold with the chosen
-configuration and ``max_rules=k``; score on the outer test fold. "libre 3" (``--libre3 fixed``, the
+Selection (training fold only): inner ``StratifiedKFold(inner folds, shuffle=True,
+random_state=0)``; mean inner F1 per (configuration, k); one-standard-error rule: among the
+(configuration, k) whose mean F1 is at least best mean - SE(best) (SE = sample std / sqrt(folds) of
+the best's inner F1s; ``--tolerance 0.01`` uses a fixed F1 difference instead), the smallest k, then
+the highest mean inner F1, then grid order (E 5, 20, 50 first, so the smallest E; then H1 before H2,
+threshold 6, 4.6, 4, ...) -- ``prefer = ["max_rules", "-score"]``; "tied" is the number of near-ties
+still tied after k and F1 (the runner's ``tune.ties``). Then refit on the whole outer training fold
+with the chosen configuration and ``max_rules=k``; score on the outer test fold. "libre 3" (``--libre3 fixed``, the
 default) is LIBRE with ``max_rules = 3``, as the paper defines it ("constrained to generate at most 3
 rules"; the greedy stops earlier only when no candidate has a positive weight): k is not tuned
 (``min_prefix = max_prefix = 3``) and the configuration with the best mean inner F1 is chosen (with
@@ -54,22 +66,24 @@ for libre; k = 3 for libre 3, k <= 3 with ``--libre3 tuned``). It is not an esti
 looking at the test folds), nor a ceiling (the nested selection may choose differently on each
 fold); it shows what one configuration fixed in advance reaches when chosen on the test folds.
 
-Adult (48,842 rows): ``--adult-train all`` (the default) tunes and fits on the full outer training
-folds (a fit takes 2-11 s); a number of rows uses a stratified subsample of each outer training fold
-instead (the runner's per-dataset ``max_train``), tested on the full outer test fold; E is
-restricted to ``--adult-estimators``.
+``--baselines`` adds scikit-learn's decision tree and random forest, tuned by ``GridSearchCV`` on the
+same outer training folds with the paper's grids (``baselines()``), beside the paper's dt and rf
+columns of Table 7: a reference on any dataset, including those without paper values.
 
-    python benchmarks/libre_paper.py [--quick] [--datasets pima haberman] [--n-jobs 2]
-        [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3] [--inner-folds 5]
-        [--tolerance se] [--top-k none] [--adult-train all] [--adult-estimators 5 20]
-        [--libre3 fixed] [--oracle] [--random-state 0] [--out FILE.md]
+    python benchmarks/libre_paper.py [--quick] [--datasets pima haberman ilpd.csv.gz] [--data-dir DIR]
+        [--n-jobs 2] [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3]
+        [--inner-folds 5] [--tolerance se] [--top-k none] [--large-train all] [--large-estimators 5 20]
+        [--libre3 fixed] [--oracle] [--baselines] [--random-state 0] [--out FILE.md]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -89,71 +103,187 @@ MAX_FEATURES = 5
 ALPHA = 0.7
 ALPHAS = (0.5, 0.7, 0.9)
 ESTIMATORS = (5, 20, 50)
+LARGE_ESTIMATORS = (5, 20)
 HEURISTICS = ("H1", "H2")
 THRESHOLDS = (6.0, 4.6, 4.0)
 SEED = 0
 LIBRE3_MAX = 3
 LABELS = ("libre", "libre 3")
 
-#: The paper's values, Appendix E: F1 from Table 7, #rules from Table 8, atoms per rule from Table 9
-#: (columns "libre" and "libre 3"; mean and st. dev.). Pima's libre 3 F1 is printed "..64(.05)".
+#: The paper's libre and libre 3 columns, Appendix E: F1 from Table 7, #rules from Table 8, atoms per
+#: rule from Table 9 (mean, st. dev.), the F1 of its scikit-learn dt and rf (Table 7), and the target
+#: class of Table 6, for its 13 UCI datasets, keyed by the paper's names in lower case. Pima's libre 3
+#: F1 is printed "..64(.05)".
 PAPER = {
-    "tic_tac_toe": {"libre": {"f1": (1.00, 0.00), "rules": (9.0, 1.1), "atoms": (3.8, 0.8)},
-                    "libre 3": {"f1": (0.68, 0.04), "rules": (3.0, 0.0), "atoms": (3.0, 0.0)}},
-    "wisconsin": {"libre": {"f1": (0.95, 0.01), "rules": (4.2, 0.7), "atoms": (3.2, 1.0)},
-                  "libre 3": {"f1": (0.93, 0.02), "rules": (3.0, 0.0), "atoms": (2.8, 1.0)}},
-    "australian": {"libre": {"f1": (0.84, 0.03), "rules": (2.4, 1.4), "atoms": (4.4, 1.8)},
-                   "libre 3": {"f1": (0.84, 0.03), "rules": (2.2, 0.7), "atoms": (4.4, 1.3)}},
-    "pima": {"libre": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)},
-             "libre 3": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)}},
-    "heart_statlog": {"libre": {"f1": (0.77, 0.06), "rules": (10.6, 3.0), "atoms": (7.7, 0.7)},
-                      "libre 3": {"f1": (0.75, 0.02), "rules": (2.8, 0.4), "atoms": (6.1, 2.7)}},
-    "haberman": {"libre": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)},
-                 "libre 3": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)}},
-    "adult": {"libre": {"f1": (0.70, 0.01), "rules": (14.0, 2.1), "atoms": (7.8, 1.0)},
+    "adult": {"target": ">50k", "dt": (0.68, 0.01), "rf": (0.68, 0.01),
+              "libre": {"f1": (0.70, 0.01), "rules": (14.0, 2.1), "atoms": (7.8, 1.0)},
               "libre 3": {"f1": (0.62, 0.01), "rules": (3.0, 0.0), "atoms": (6.5, 0.7)}},
+    "australian": {"target": "2", "dt": (0.84, 0.02), "rf": (0.86, 0.02),
+                   "libre": {"f1": (0.84, 0.03), "rules": (2.4, 1.4), "atoms": (4.4, 1.8)},
+                   "libre 3": {"f1": (0.84, 0.03), "rules": (2.2, 0.7), "atoms": (4.4, 1.3)}},
+    "balance": {"target": "B", "dt": (0.01, 0.03), "rf": (0.00, 0.00),
+                "libre": {"f1": (0.16, 0.08), "rules": (9.0, 3.0), "atoms": (2.1, 0.0)},
+                "libre 3": {"f1": (0.14, 0.06), "rules": (1.0, 0.0), "atoms": (2.1, 0.0)}},
+    "bank": {"target": "yes", "dt": (0.50, 0.01), "rf": (0.50, 0.01),
+             "libre": {"f1": (0.55, 0.01), "rules": (15.0, 1.1), "atoms": (4.7, 0.5)},
+             "libre 3": {"f1": (0.44, 0.01), "rules": (2.0, 0.6), "atoms": (2.0, 0.1)}},
+    "haberman": {"target": "died", "dt": (0.36, 0.08), "rf": (0.26, 0.07),
+                 "libre": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)},
+                 "libre 3": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)}},
+    "heart": {"target": "presence", "dt": (0.71, 0.01), "rf": (0.79, 0.07),
+              "libre": {"f1": (0.77, 0.06), "rules": (10.6, 3.0), "atoms": (7.7, 0.7)},
+              "libre 3": {"f1": (0.75, 0.02), "rules": (2.8, 0.4), "atoms": (6.1, 2.7)}},
+    "ilpd": {"target": "liver patient", "dt": (0.42, 0.1), "rf": (0.44, 0.08),
+             "libre": {"f1": (0.54, 0.06), "rules": (4.4, 2.3), "atoms": (3.3, 1.5)},
+             "libre 3": {"f1": (0.52, 0.04), "rules": (2.2, 0.4), "atoms": (3.0, 0.6)}},
+    "liver": {"target": "drinks>2", "dt": (0.56, 0.1), "rf": (0.58, 0.07),
+              "libre": {"f1": (0.60, 0.07), "rules": (3.4, 1.9), "atoms": (2.5, 1.0)},
+              "libre 3": {"f1": (0.63, 0.06), "rules": (2.8, 0.4), "atoms": (1.3, 0.4)}},
+    "pima": {"target": "1", "dt": (0.6, 0.01), "rf": (0.63, 0.04),
+             "libre": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)},
+             "libre 3": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)}},
+    "sonar": {"target": "R", "dt": (0.75, 0.05), "rf": (0.83, 0.05),
+              "libre": {"f1": (0.79, 0.03), "rules": (6.6, 1.2), "atoms": (3.7, 1.0)},
+              "libre 3": {"f1": (0.76, 0.04), "rules": (1.1, 0.2), "atoms": (2.2, 0.8)}},
+    "tictactoe": {"target": "positive", "dt": (0.97, 0.01), "rf": (0.99, 0.01),
+                  "libre": {"f1": (1.00, 0.00), "rules": (9.0, 1.1), "atoms": (3.8, 0.8)},
+                  "libre 3": {"f1": (0.68, 0.04), "rules": (3.0, 0.0), "atoms": (3.0, 0.0)}},
+    "transfusion": {"target": "yes", "dt": (0.35, 0.05), "rf": (0.35, 0.06),
+                    "libre": {"f1": (0.49, 0.12), "rules": (1.2, 0.4), "atoms": (2.8, 0.7)},
+                    "libre 3": {"f1": (0.49, 0.12), "rules": (1.2, 0.4), "atoms": (2.8, 0.7)}},
+    "wisconsin": {"target": "malignant", "dt": (0.91, 0.04), "rf": (0.95, 0.01),
+                  "libre": {"f1": (0.95, 0.01), "rules": (4.2, 0.7), "atoms": (3.2, 1.0)},
+                  "libre 3": {"f1": (0.93, 0.02), "rules": (3.0, 0.0), "atoms": (2.8, 1.0)}},
 }
-
+#: Other names of the paper's datasets (file names of common copies), normalised as by paper_row().
+ALIASES = {"tictactoe": "tictactoe", "heartstatlog": "heart", "statlogheart": "heart",
+           "balancescale": "balance", "bankmarketing": "bank", "indianliverpatient": "ilpd",
+           "liverdisorders": "liver", "bupa": "liver", "bloodtransfusion": "transfusion",
+           "breastcancerwisconsin": "wisconsin", "breastw": "wisconsin", "pimaindiansdiabetes": "pima",
+           "diabetes": "pima", "australiancredit": "australian", "statlogaustralian": "australian",
+           "connectionistbenchsonar": "sonar"}
+#: The bundled datasets of the paper's tables, the default --datasets.
 DATASETS = ["tic_tac_toe", "wisconsin", "australian", "pima", "heart_statlog", "haberman", "adult"]
+#: Datasets with more rows than this get the large-data protocol (adult, bank; see the docstring).
+LARGE_ROWS = 10_000
+#: Per-size defaults of --max-features, --max-intervals and --inner-folds.
+SMALL_DEFAULTS = {"max_features": [2, 3, 5], "max_intervals": ["none", "3"], "inner_folds": 5}
+LARGE_DEFAULTS = {"max_features": [MAX_FEATURES], "max_intervals": ["none"], "inner_folds": 3}
+
+
+def paper_row(name: str) -> str | None:
+    """The key of ``PAPER`` for a dataset name (any case, "_", "-" or spaces ignored), else None."""
+    key = re.sub(r"[^a-z0-9]", "", name.lower())
+    key = ALIASES.get(key, key)
+    return key if key in PAPER else None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset of the run: the runner's dataset entry, its size and the paper row it is checked
+    against (None: reported without acceptance)."""
+
+    name: str
+    entry: dict[str, Any]
+    n_rows: int
+    paper: str | None
+
+    @property
+    def large(self) -> bool:
+        return self.n_rows > LARGE_ROWS
+
+
+def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
+    """A bundled dataset by name, a CSV file by path, or ``<data_dir>/<name>.csv[.gz]``.
+
+    A CSV's label column (default "class"), categorical columns and positive class come from a
+    ``manifest.json`` beside it (an entry whose "file" or "name" matches, in the format of the bundled
+    manifest: "label", "categorical", "positive_class"). Without a manifest positive class the
+    paper's target class (Table 6) is used when a label of the file spells it (ignoring case), else
+    the runner's rule (the minority class).
+    """
+    if spec in optrules.datasets.list_datasets():
+        return Dataset(spec, {"name": spec}, optrules.datasets.info(spec)["n_rows"], paper_row(spec))
+    path = Path(spec)
+    if not path.is_file() and data_dir is not None:
+        path = next((data_dir / f"{spec}{suffix}" for suffix in (".csv.gz", ".csv")
+                     if (data_dir / f"{spec}{suffix}").is_file()), path)
+    if not path.is_file():
+        looked = f" (looked for {data_dir / spec}.csv.gz and .csv)" if data_dir is not None else ""
+        raise SystemExit(f"--datasets: {spec!r} is neither a bundled dataset "
+                         f"({', '.join(optrules.datasets.list_datasets())}) nor a CSV file{looked}")
+    name = path.name.split(".")[0]
+    manifest = _manifest_entry(path)
+    label = manifest.get("label", "class")
+    X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"))
+    entry: dict[str, Any] = {"name": name, "path": str(path.resolve()), "label": label}
+    if manifest.get("categorical"):
+        entry["categorical"] = list(manifest["categorical"])
+    paper = paper_row(name)
+    positive = manifest.get("positive_class")
+    if positive is None and paper is not None:  # the paper's target, if a label spells it (any case)
+        target = PAPER[paper]["target"].lower()
+        positive = next((label for label in map(str, y.unique()) if label.lower() == target), None)
+    if positive is not None:
+        entry["positive"] = positive
+    return Dataset(name, entry, len(X), paper)
+
+
+def _manifest_entry(path: Path) -> dict[str, Any]:
+    """The entry of ``manifest.json`` beside ``path`` whose file or name is this file's, else {}."""
+    manifest = path.parent / "manifest.json"
+    if not manifest.is_file():
+        return {}
+    raw = json.loads(manifest.read_text(encoding="utf-8"))
+    entries = raw.values() if isinstance(raw, dict) else raw
+    name = path.name.split(".")[0]
+    return next((e for e in entries if e.get("file") == path.name or e.get("name") == name), {})
 
 
 def log(*args) -> None:
     print(*args, flush=True)
 
 
-def grid_of(args: argparse.Namespace, dataset: str) -> dict[str, list]:
+def setting(args: argparse.Namespace, dataset: Dataset, key: str) -> Any:
+    """--max-features, --max-intervals or --inner-folds: the flag when given, else the default of
+    the dataset's size."""
+    value = getattr(args, key)
+    if value is not None:
+        return value
+    return (LARGE_DEFAULTS if dataset.large else SMALL_DEFAULTS)[key]
+
+
+def grid_of(args: argparse.Namespace, dataset: Dataset) -> dict[str, list]:
     """The tuned parameters and their values, in grid order (E varies slowest)."""
     if args.quick:
-        grid = {"n_estimators": [5, 20], "heuristic": ["H1"], "chi2_threshold": [6.0, 4.6], "alpha": [ALPHA],
+        return {"n_estimators": [5, 20], "heuristic": ["H1"], "chi2_threshold": [6.0, 4.6], "alpha": [ALPHA],
                 "max_features": [MAX_FEATURES], "max_intervals": [None]}
-    else:
-        grid = {"n_estimators": list(ESTIMATORS), "heuristic": list(HEURISTICS),
-                "chi2_threshold": list(THRESHOLDS),
-                "alpha": list(ALPHAS) if args.conflicts == "majority" else [ALPHA],
-                "max_features": list(args.max_features),
-                "max_intervals": [None if v.lower() == "none" else int(v) for v in args.max_intervals]}
-    if dataset == "adult":
-        grid["n_estimators"] = [e for e in grid["n_estimators"] if e in args.adult_estimators]
-    return grid
+    return {"n_estimators": list(args.large_estimators if dataset.large else ESTIMATORS),
+            "heuristic": list(HEURISTICS),
+            "chi2_threshold": list(THRESHOLDS),
+            "alpha": list(ALPHAS) if args.conflicts == "majority" else [ALPHA],
+            "max_features": list(setting(args, dataset, "max_features")),
+            "max_intervals": [None if v.lower() == "none" else int(v)
+                              for v in setting(args, dataset, "max_intervals")]}
 
 
-def experiment(args: argparse.Namespace, dataset: str) -> dict[str, Any]:
+def experiment(args: argparse.Namespace, dataset: Dataset) -> dict[str, Any]:
     """The runner's configuration for one dataset: libre and libre 3, tuned on every outer fold."""
-    tune = {"grid": grid_of(args, dataset), "inner_folds": args.inner_folds,
+    tune = {"grid": grid_of(args, dataset), "inner_folds": setting(args, dataset, "inner_folds"),
             "inner_repeats": args.inner_repeats, "metric": "f1",
             "select": "one-se" if args.tolerance == "se" else float(args.tolerance),
             "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
     params = {"conflicts": args.conflicts, "top_k": args.top_k, "n_jobs": 1, "random_state": args.random_state}
-    entry: dict[str, Any] = {"name": dataset}
-    if dataset == "adult" and args.adult_train is not None:
-        entry["max_train"] = args.adult_train
+    entry = dict(dataset.entry)
+    if dataset.large and args.large_train is not None:
+        entry["max_train"] = args.large_train
     if args.libre3 == "fixed":
         libre3_tune = {**tune, "min_prefix": LIBRE3_MAX, "max_prefix": LIBRE3_MAX, "select": "best",
                        "prefer": []}
     else:
         libre3_tune = {**tune, "max_prefix": LIBRE3_MAX}
     return {
-        "title": f"LIBRE paper: {dataset}",
+        "title": f"LIBRE paper: {dataset.name}",
         "protocol": {"kind": "kfold", "folds": 5, "seed": SEED},
         "datasets": [entry],
         "methods": [{"name": "libre", "label": "libre", "params": params, "tune": tune},
@@ -163,15 +293,21 @@ def experiment(args: argparse.Namespace, dataset: str) -> dict[str, Any]:
     }
 
 
+def positive_of(config: dict[str, Any]) -> Any:
+    """The positive class the runner learns for the configuration's dataset."""
+    dataset = load_config(config).datasets[0]
+    return _positive(dataset, dataset.load()[1])
+
+
 def alpha_premise(config: dict[str, Any]) -> bool:
     """Whether alpha .5, .7 and .9 give the same rules on fold 0's training data (the middle
     configuration of the grid): the premise of collapsing the alpha grid under conflicts="strict"."""
     resolved = load_config(config)
     dataset, method = resolved.datasets[0], resolved.methods[0]
-    X, y = optrules.load(dataset.name)
+    X, y = dataset.load()
     train = resolved.protocol.subsample(resolved.protocol.splits(y)[0][0], y, dataset.max_train)
     configurations = method.tune.configurations()
-    chosen = {**method.params, **configurations[len(configurations) // 2]}
+    chosen = {**method.params, **configurations[len(configurations) // 2], "positive": _positive(dataset, y)}
     rules = {str(LibreClassifier(**{**chosen, "alpha": a}).fit(X.iloc[train], y.iloc[train]).ruleset_.rules)
              for a in ALPHAS}
     return len(rules) == 1
@@ -202,6 +338,53 @@ def oracle(config: dict[str, Any], n_jobs: int, libre3: str) -> dict[str, float]
     return {"libre": float(means[:, 1:].max()), "libre 3": float(means[:, lowest:LIBRE3_MAX + 1].max())}
 
 
+#: scikit-learn reference models of the paper's Table 7 and their grids (Section 4: "we optimize the
+#: maximum depth in {5,10,20,None}, we tried all possible options for max_features and use a number
+#: of trees in {20,50,100} for rf"). Large datasets try rf with 20 or 50 trees and sqrt features only.
+BASELINE_GRIDS = {
+    "dt": {"max_depth": [5, 10, 20, None], "max_features": [None, "sqrt", "log2"]},
+    "rf": {"max_depth": [5, 10, 20, None], "n_estimators": [20, 50, 100], "max_features": [None, "sqrt", "log2"]},
+}
+LARGE_RF_GRID = {"max_depth": [5, 10, 20, None], "n_estimators": [20, 50], "max_features": ["sqrt"]}
+
+
+def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.ndarray]:
+    """Test F1 per outer fold of scikit-learn's decision tree and random forest, each tuned by
+    ``GridSearchCV`` (F1 of the positive class, the same number of inner folds as LIBRE) on the same
+    outer training rows as LIBRE, categorical features one-hot encoded, missing values left to
+    scikit-learn's trees. For context (the paper's dt and rf columns), not part of the acceptance."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier
+
+    resolved = load_config(config)
+    dataset = resolved.datasets[0]
+    X, y = dataset.load()
+    target = (y == _positive(dataset, y)).to_numpy().astype(int)
+    encoded = pd.get_dummies(X, dummy_na=False).to_numpy(dtype=float)
+    inner = StratifiedKFold(config["methods"][0]["tune"]["inner_folds"], shuffle=True, random_state=SEED)
+    models = {"dt": (DecisionTreeClassifier(random_state=SEED), BASELINE_GRIDS["dt"]),
+              "rf": (RandomForestClassifier(random_state=SEED), LARGE_RF_GRID if large else BASELINE_GRIDS["rf"])}
+    scores: dict[str, list[float]] = {name: [] for name in models}
+    for train, test in resolved.protocol.splits(y):
+        train = resolved.protocol.subsample(train, y, dataset.max_train)
+        for name, (model, grid) in models.items():
+            search = GridSearchCV(model, grid, scoring="f1", cv=inner, n_jobs=n_jobs)
+            search.fit(encoded[train], target[train])
+            scores[name].append(f1_score(target[test], search.predict(encoded[test]), zero_division=0.0))
+    return {name: np.array(values) for name, values in scores.items()}
+
+
+def baseline_row(dataset: Dataset, name: str, f1: np.ndarray, note: str, oracle_column: bool) -> dict:
+    paper = PAPER[dataset.paper][name] if dataset.paper is not None else None
+    return {"dataset": dataset.name + note, "method": f"{name} (scikit-learn)",
+            "F1": f"{f1.mean():.3f} ({f1.std(ddof=1):.3f})",
+            "paper F1": "-" if paper is None else f"{paper[0]:.2f} ({paper[1]:.2f})",
+            **({"F1 peeking (not an estimate)": "-"} if oracle_column else {}),
+            "#rules": "-", "paper #rules": "-", "atoms/rule": "-", "paper atoms": "-", "acceptance": "reference"}
+
+
 def config_text(row: pd.Series) -> str:
     intervals = row["tune.max_intervals"]
     return (f"E={int(row['tune.n_estimators'])} {row['tune.heuristic']} chi2={row['tune.chi2_threshold']:g} "
@@ -219,43 +402,49 @@ def choices(results: pd.DataFrame) -> list[str]:
     return lines
 
 
-def summarize(name: str, label: str, rows: pd.DataFrame, adult_note: str, peeked: float | None) -> dict:
+def summarize(dataset: Dataset, label: str, rows: pd.DataFrame, note: str, peeked: float | None) -> dict:
     f1 = rows["f1"].to_numpy()
     rules = rows["n_rules"].to_numpy(dtype=float)
     atoms = rows["avg_atoms"].to_numpy()
-    paper = PAPER[name][label]
-    f1_ok = f1.mean() >= paper["f1"][0] - 0.03
-    rules_ok = rules.mean() <= max(1.5 * paper["rules"][0], paper["rules"][0] + 3)
-    verdict = "pass" if f1_ok and rules_ok else "FAIL (" + ", ".join(
-        w for w, ok in (("F1", f1_ok), ("#rules", rules_ok)) if not ok) + ")"
-    return {"dataset": name + adult_note, "method": label,
-            "F1": f"{f1.mean():.3f} ({f1.std(ddof=1):.3f})",
-            "paper F1": f"{paper['f1'][0]:.2f} ({paper['f1'][1]:.2f})",
+    row = {"dataset": dataset.name + note, "method": label, "F1": f"{f1.mean():.3f} ({f1.std(ddof=1):.3f})"}
+    paper = PAPER[dataset.paper][label] if dataset.paper is not None else None
+    if paper is None:
+        verdict = "no paper value"
+    else:
+        f1_ok = f1.mean() >= paper["f1"][0] - 0.03
+        rules_ok = rules.mean() <= max(1.5 * paper["rules"][0], paper["rules"][0] + 3)
+        verdict = "pass" if f1_ok and rules_ok else "FAIL (" + ", ".join(
+            w for w, ok in (("F1", f1_ok), ("#rules", rules_ok)) if not ok) + ")"
+    return {**row,
+            "paper F1": "-" if paper is None else f"{paper['f1'][0]:.2f} ({paper['f1'][1]:.2f})",
             **({} if peeked is None else {"F1 peeking (not an estimate)": f"{peeked:.3f}"}),
             "#rules": f"{rules.mean():.1f} ({rules.std(ddof=1):.1f})",
-            "paper #rules": f"{paper['rules'][0]:.1f} ({paper['rules'][1]:.1f})",
+            "paper #rules": "-" if paper is None else f"{paper['rules'][0]:.1f} ({paper['rules'][1]:.1f})",
             "atoms/rule": f"{atoms.mean():.2f}",
-            "paper atoms": f"{paper['atoms'][0]:.1f}",
+            "paper atoms": "-" if paper is None else f"{paper['atoms'][0]:.1f}",
             "acceptance": verdict}
 
 
-def command_of(args: argparse.Namespace, datasets: list[str]) -> str:
-    intervals = [v.lower() for v in args.max_intervals]
+def command_of(args: argparse.Namespace, datasets: list[Dataset]) -> str:
+    """The command that reproduces this run (flags left at their defaults are not written)."""
     command = "python benchmarks/libre_paper.py" + (" --quick" if args.quick else "") + (
         f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}" + (
-        f" --conflicts {args.conflicts}" if args.conflicts != "strict" else "") + (
-        f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features != [MAX_FEATURES] else "") + (
-        f" --max-intervals {' '.join(args.max_intervals)}" if intervals != ["none"] else "") + (
+        f" --data-dir {args.data_dir}" if args.data_dir is not None else "") + (
+        f" --conflicts {args.conflicts}" if args.conflicts != "majority" else "") + (
+        f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features is not None else "") + (
+        f" --max-intervals {' '.join(args.max_intervals)}" if args.max_intervals is not None else "") + (
         f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
-        f" --inner-folds {args.inner_folds}" if args.inner_folds != 3 else "") + (
+        f" --inner-folds {args.inner_folds}" if args.inner_folds is not None else "") + (
         f" --inner-repeats {args.inner_repeats}" if args.inner_repeats != 1 else "") + (
         f" --top-k {args.top_k}" if args.top_k is not None else "") + (
         f" --libre3 {args.libre3}" if args.libre3 != "fixed" else "") + (
-        " --oracle" if args.oracle else "") + (
+        " --oracle" if args.oracle else "") + (" --baselines" if args.baselines else "") + (
         f" --random-state {args.random_state}" if args.random_state != SEED else "")
-    if "adult" in datasets:
-        command += f" --adult-train {args.adult_train or 'all'} --adult-estimators " + " ".join(
-            map(str, args.adult_estimators))
+    if any(d.large for d in datasets):
+        if args.large_train is not None:
+            command += f" --large-train {args.large_train}"
+        if args.large_estimators != list(LARGE_ESTIMATORS):
+            command += " --large-estimators " + " ".join(map(str, args.large_estimators))
     return command
 
 
@@ -274,25 +463,41 @@ def _rows_or_none(text: str) -> int | None:
     return None if text.lower() == "none" else int(text)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _default_data_dir() -> Path | None:
+    """``../shared/data`` beside the checkout, where the project's datasets live, if it is there."""
+    candidate = Path(__file__).resolve().parents[2] / "shared" / "data"
+    return candidate if candidate.is_dir() else None
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 datasets, smaller grid (a smoke run)")
-    parser.add_argument("--datasets", nargs="+", default=None, choices=DATASETS)
+    parser.add_argument("--datasets", nargs="+", default=None,
+                        help="bundled dataset names, CSV paths, or names of CSV files in --data-dir "
+                             f"(default: {' '.join(DATASETS)})")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="where to look for <name>.csv.gz (and its manifest.json) when a name is not "
+                             "bundled (default: ../shared/data beside the checkout, if present)")
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--adult-train", type=_rows_or_all, default=None,
-                        help="stratified subsample of adult's outer training fold (inner CV and refit); "
-                             "'all' = the whole fold")
-    parser.add_argument("--adult-estimators", type=int, nargs="+", default=[5, 20],
-                        help="E values tried on adult (reduced grid)")
-    parser.add_argument("--conflicts", choices=["strict", "majority"], default="strict",
+    parser.add_argument("--large-train", type=_rows_or_all, default=None,
+                        help=f"datasets of more than {LARGE_ROWS:,} rows: stratified subsample of the outer "
+                             "training fold (inner CV and refit); 'all' (default) = the whole fold")
+    parser.add_argument("--large-estimators", type=int, nargs="+", default=list(LARGE_ESTIMATORS),
+                        help=f"E values tried on datasets of more than {LARGE_ROWS:,} rows (reduced grid)")
+    parser.add_argument("--conflicts", choices=["strict", "majority"], default="majority",
                         help="LibreClassifier(conflicts=...) for every fit")
-    parser.add_argument("--max-features", type=int, nargs="+", default=[MAX_FEATURES],
-                        help="features per weak learner tried ('each weak learner uses up to 5 features')")
-    parser.add_argument("--max-intervals", nargs="+", default=["none"],
-                        help="ChiMerge max_intervals tried ('none' = threshold only, the paper)")
+    parser.add_argument("--max-features", type=int, nargs="+", default=None,
+                        help="features per weak learner tried ('each weak learner uses up to 5 features'; "
+                             f"default {SMALL_DEFAULTS['max_features']}, large datasets "
+                             f"{LARGE_DEFAULTS['max_features']})")
+    parser.add_argument("--max-intervals", nargs="+", default=None,
+                        help="ChiMerge max_intervals tried ('none' = threshold only, the paper; default "
+                             f"{SMALL_DEFAULTS['max_intervals']}, large datasets {LARGE_DEFAULTS['max_intervals']})")
     parser.add_argument("--tolerance", default="se",
                         help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
-    parser.add_argument("--inner-folds", type=int, default=3)
+    parser.add_argument("--inner-folds", type=int, default=None,
+                        help=f"inner CV folds (default {SMALL_DEFAULTS['inner_folds']}, large datasets "
+                             f"{LARGE_DEFAULTS['inner_folds']})")
     parser.add_argument("--inner-repeats", type=int, default=1,
                         help="repeated inner cross-validation: repeat r shuffles with seed + r")
     parser.add_argument("--top-k", type=_rows_or_none, default=None,
@@ -307,51 +512,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle", action="store_true",
                         help="also report the best fixed configuration chosen on the outer test folds "
                              "(a diagnostic, not an estimate: see oracle())")
+    parser.add_argument("--baselines", action="store_true",
+                        help="also report scikit-learn's decision tree and random forest, tuned on the same "
+                             "training folds (the paper's dt and rf columns; context, not acceptance)")
     parser.add_argument("--out", default=None)
-    args = parser.parse_args(argv)
-    datasets = args.datasets or (["haberman", "wisconsin"] if args.quick else DATASETS)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    data_dir = args.data_dir if args.data_dir is not None else _default_data_dir()
+    names = args.datasets or (["haberman", "wisconsin"] if args.quick else DATASETS)
+    datasets = [find_dataset(name, data_dir) for name in names]
     out = Path(args.out) if args.out else Path(__file__).parent / "results" / "libre_paper.md"
 
     rows, details = [], []
     started = time.perf_counter()
-    for name in datasets:
-        config = experiment(args, name)
-        n_configurations = int(np.prod([len(v) for v in config["methods"][0]["tune"]["grid"].values()]))
-        log(f"{name}: {n_configurations} configurations")
+    for dataset in datasets:
+        config = experiment(args, dataset)
+        grid = config["methods"][0]["tune"]["grid"]
+        log(f"{dataset.name}: {int(np.prod([len(v) for v in grid.values()]))} configurations")
         began = time.perf_counter()
         results = run(config)
         seconds = time.perf_counter() - began
         note = ""
-        if name == "adult":
-            rows_note = "all" if args.adult_train is None else f"{args.adult_train}"
-            note = f" ({rows_note} train rows/fold, E in {sorted(set(args.adult_estimators))})"
+        if dataset.large:
+            note = f" ({'all' if args.large_train is None else args.large_train} train rows/fold)"
         peeked = oracle(config, args.n_jobs, args.libre3) if args.oracle else {}
         for label in LABELS:
-            rows.append(summarize(name, label, results[results["method"] == label], note, peeked.get(label)))
+            rows.append(summarize(dataset, label, results[results["method"] == label], note, peeked.get(label)))
             log(rows[-1])
+        if args.baselines:
+            for name, f1 in baselines(config, dataset.large, args.n_jobs).items():
+                rows.append(baseline_row(dataset, name, f1, note, args.oracle))
+                log(rows[-1])
         alpha_same = alpha_premise(config)
         lines = choices(results)
-        log("\n".join(f"  {name} {line}" for line in lines))
-        details.append(f"* {name}: {seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
+        log("\n".join(f"  {dataset.name} {line}" for line in lines))
+        positive = positive_of(config)
+        paper = "none" if dataset.paper is None else f"{dataset.paper!r}"
+        details.append(f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
+                       f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
+                       f"  * grid: {grid_text(grid, args.top_k, args.random_state)}; "
+                       f"{setting(args, dataset, 'inner_folds')} inner folds\n"
                        + "\n".join(f"  * {line}" for line in lines))
     total = time.perf_counter() - started
     table = markdown_table(rows)
     log(table)
     log(f"total {total:.0f} s")
-    grid = grid_of(args, "adult" if datasets == ["adult"] else "")
-    repeated = f" repeated {args.inner_repeats} times" if args.inner_repeats > 1 else ""
+    repeated = f", repeated {args.inner_repeats} times" if args.inner_repeats > 1 else ""
     tolerance = "one standard error" if args.tolerance == "se" else f"{float(args.tolerance):g} F1"
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets),
         f"Total run time: {total:.0f} s ({args.n_jobs} worker(s); the nested runs by the experiment runner, "
         "the alpha check" + (" and the --oracle fits" if args.oracle else "") + ").\n\n"
-        f"Grid: {grid_text(grid, args.top_k, args.random_state)}"
-        + (f" (adult: E in {grid_of(args, 'adult')['n_estimators']})" if "adult" in datasets and datasets != ["adult"]
-           else "") + ". Outer stratified 5-fold CV (shuffle, seed 0); selection by inner "
-        f"stratified {args.inner_folds}-fold CV{repeated} on the outer training fold (the runner's tune step); among "
-        f"the (configuration, k) within {tolerance} of the best mean inner F1, fewer rules first "
-        "(smallest k, then highest inner F1, then grid order: smallest E first); refit on the outer "
-        "training fold with max_rules = k. "
+        "Outer stratified 5-fold CV (shuffle, seed 0); selection by inner stratified CV on the outer "
+        f"training fold{repeated} (the runner's tune step; each dataset's grid and number of inner folds "
+        f"are listed below); conflicts = {args.conflicts!r}; among the (configuration, k) within {tolerance} "
+        "of the best mean inner F1, fewer rules first (smallest k, then highest inner F1, then grid order: "
+        "smallest E first); refit on the outer training fold with max_rules = k. "
         + ("libre 3: max_rules = 3 (not tuned), the configuration with the best mean inner F1 (ties: grid "
            "order). " if args.libre3 == "fixed" else "libre 3: k <= 3. ")
         + "Acceptance: mean F1 >= paper - 0.03 and "
@@ -361,7 +580,11 @@ def main(argv: list[str] | None = None) -> int:
            "fixed for all five folds, chosen by looking at the outer test folds (k >= 1 for libre, "
            + ("k = 3" if args.libre3 == "fixed" else "k <= 3") + " for libre 3; no inner CV). Nor is it a "
            "ceiling: the nested selection may choose a different configuration on each fold."
-           if args.oracle else "") + "\n\n"
+           if args.oracle else "")
+        + (" dt and rf (scikit-learn) are references, tuned by GridSearchCV on the same training folds "
+           "(max_depth in {5, 10, 20, None}, max_features in {None, sqrt, log2}, rf trees in {20, 50, 100}; "
+           "large datasets: rf with 20 or 50 trees and sqrt features), beside the paper's dt and rf columns "
+           "of Table 7." if args.baselines else "") + "\n\n"
         f"{table}\n\n## Verdicts\n\n"
         + "\n".join(f"* {r['dataset']} / {r['method']}: {r['acceptance']} (F1 {r['F1']} vs {r['paper F1']}, "
                     f"#rules {r['#rules']} vs {r['paper #rules']})" for r in rows)

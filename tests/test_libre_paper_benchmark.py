@@ -1,0 +1,130 @@
+"""benchmarks/libre_paper.py on datasets it was not written for: paper rows by name, CSV files with
+and without a manifest, the per-size protocol, and a smoke run on a CSV outside the package."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+SCRIPT = Path(__file__).parents[1] / "benchmarks" / "libre_paper.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("libre_paper", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["libre_paper"] = module  # its dataclass looks its module up while it is executed
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules["libre_paper"]
+
+
+def write_csv(path: Path, n_rows: int, labels: tuple[str, str], seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 10, n_rows)
+    frame = pd.DataFrame({"x": x, "colour": rng.choice(["red", "blue"], n_rows),
+                          "class": np.where(x + rng.normal(0, 2, n_rows) > 6, labels[0], labels[1])})
+    frame.to_csv(path, index=False)
+
+
+def test_every_paper_dataset_has_its_row_and_common_file_names_find_it(bench):
+    assert len(bench.PAPER) == 13
+    assert bench.paper_row("heart_statlog") == "heart"
+    assert bench.paper_row("Tic-Tac-Toe") == "tictactoe"
+    assert bench.paper_row("ILPD") == "ilpd"
+    assert bench.paper_row("indian_liver_patient") == "ilpd"
+    assert bench.paper_row("blood-transfusion") == "transfusion"
+    assert bench.paper_row("bupa") == "liver"
+    # the Ljubljana breast cancer set and German credit are not datasets of the paper
+    assert bench.paper_row("breast_cancer") is None
+    assert bench.paper_row("german") is None
+    for row in bench.PAPER.values():
+        assert set(row) == {"target", "dt", "rf", "libre", "libre 3"}
+        assert row["libre 3"]["rules"][0] <= 3.0
+
+
+def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(bench, tmp_path):
+    write_csv(tmp_path / "transfusion.csv.gz", 200, ("yes", "no"))
+    pd.read_csv(tmp_path / "transfusion.csv.gz").rename(columns={"class": "donated"}).to_csv(
+        tmp_path / "transfusion.csv.gz", index=False)
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        [{"name": "transfusion", "file": "transfusion.csv.gz", "label": "donated", "categorical": ["colour"],
+          "positive_class": "no"}]))
+    dataset = bench.find_dataset("transfusion", tmp_path)
+    assert dataset.paper == "transfusion" and dataset.n_rows == 200 and not dataset.large
+    assert dataset.entry["categorical"] == ["colour"] and dataset.entry["label"] == "donated"
+    assert dataset.entry["positive"] == "no"  # the manifest's, not the paper's target "yes"
+    X, y = bench.load_config(bench.experiment(bench.parse_args([]), dataset)).datasets[0].load()
+    assert list(X.columns) == ["x", "colour"] and set(y) == {"yes", "no"}
+
+
+def test_without_a_manifest_the_paper_target_is_positive_only_when_it_is_a_label(bench, tmp_path):
+    write_csv(tmp_path / "sonar.csv", 100, ("R", "M"))
+    assert bench.find_dataset(str(tmp_path / "sonar.csv"), None).entry["positive"] == "R"
+    write_csv(tmp_path / "adult.csv", 100, (">50K", "<=50K"))  # the paper writes ">50k"
+    assert bench.find_dataset(str(tmp_path / "adult.csv"), None).entry["positive"] == ">50K"
+    write_csv(tmp_path / "bupa.csv", 100, ("1", "2"))  # the paper's target "drinks>2" is not a label
+    liver = bench.find_dataset(str(tmp_path / "bupa.csv"), None)
+    assert liver.paper == "liver" and "positive" not in liver.entry  # the runner's rule: the minority
+
+
+def test_an_unknown_dataset_is_a_clear_error(bench, tmp_path):
+    with pytest.raises(SystemExit, match="neither a bundled dataset.*nor a CSV file.*nosuch.csv.gz"):
+        bench.find_dataset("nosuch", tmp_path)
+
+
+def test_large_datasets_get_the_reduced_grid_and_flags_override_both_sizes(bench, tmp_path):
+    args = bench.parse_args([])
+    small = bench.Dataset("small", {"name": "pima"}, 768, "pima")
+    large = bench.Dataset("large", {"name": "adult"}, 48_842, "adult")
+    small_tune = bench.experiment(args, small)["methods"][0]["tune"]
+    large_tune = bench.experiment(args, large)["methods"][0]["tune"]
+    assert small_tune["grid"]["max_features"] == [2, 3, 5] and small_tune["grid"]["max_intervals"] == [None, 3]
+    assert small_tune["grid"]["n_estimators"] == [5, 20, 50] and small_tune["inner_folds"] == 5
+    assert large_tune["grid"]["max_features"] == [5] and large_tune["grid"]["max_intervals"] == [None]
+    assert large_tune["grid"]["n_estimators"] == [5, 20] and large_tune["inner_folds"] == 3
+    args = bench.parse_args(["--max-features", "4", "--inner-folds", "4", "--large-train", "1000"])
+    for dataset in (small, large):
+        config = bench.experiment(args, dataset)
+        assert config["methods"][0]["tune"]["grid"]["max_features"] == [4]
+        assert config["methods"][0]["tune"]["inner_folds"] == 4
+    assert bench.experiment(args, large)["datasets"][0]["max_train"] == 1000
+    assert "max_train" not in bench.experiment(args, small)["datasets"][0]
+
+
+def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(bench, tmp_path):
+    write_csv(tmp_path / "mydata.csv.gz", 150, ("pos", "neg"))
+    out = tmp_path / "report.md"
+    assert bench.main(["--quick", "--datasets", str(tmp_path / "mydata.csv.gz"), "--n-jobs", "1",
+                       "--out", str(out)]) == 0
+    report = out.read_text()
+    rows = [line for line in report.splitlines() if line.startswith("| mydata |")]
+    assert len(rows) == 2 and all("no paper value" in row for row in rows)
+    f1 = float(rows[0].split("|")[3].split()[0])
+    assert 0.5 < f1 <= 1.0  # x > 6 is learnable from the binned x
+    assert "positive class 'pos'" in report  # the minority class (x > 6 is 40% of rows)
+
+
+def test_baselines_are_tuned_on_the_same_training_folds_and_reported_as_references(bench, tmp_path, monkeypatch):
+    write_csv(tmp_path / "heart.csv", 150, ("presence", "absence"))
+    monkeypatch.setattr(bench, "BASELINE_GRIDS", {"dt": {"max_depth": [2, None]},
+                                                  "rf": {"max_depth": [2], "n_estimators": [10]}})
+    out = tmp_path / "report.md"
+    assert bench.main(["--quick", "--baselines", "--datasets", str(tmp_path / "heart.csv"), "--n-jobs", "1",
+                       "--out", str(out)]) == 0
+    rows = {line.split("|")[2].strip(): line.split("|") for line in out.read_text().splitlines()
+            if line.startswith("| heart |")}
+    assert set(rows) == {"libre", "libre 3", "dt (scikit-learn)", "rf (scikit-learn)"}
+    assert rows["dt (scikit-learn)"][4].strip() == "0.71 (0.01)"  # the paper's Heart dt column
+    assert rows["rf (scikit-learn)"][-2].strip() == "reference"
+    dataset = bench.find_dataset(str(tmp_path / "heart.csv"), None)
+    config = bench.experiment(bench.parse_args(["--quick"]), dataset)
+    f1 = bench.baselines(config, large=False, n_jobs=1)["dt"]
+    assert f1.shape == (5,) and 0.5 < f1.mean() <= 1.0  # x > 6 is one split of a depth-2 tree
+    assert rows["dt (scikit-learn)"][3].strip() == f"{f1.mean():.3f} ({f1.std(ddof=1):.3f})"
