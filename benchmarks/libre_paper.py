@@ -81,6 +81,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -111,47 +112,47 @@ LIBRE3_MAX = 3
 LABELS = ("libre", "libre 3")
 
 #: The paper's libre and libre 3 columns, Appendix E: F1 from Table 7, #rules from Table 8, atoms per
-#: rule from Table 9 (mean, st. dev.), the F1 of its scikit-learn dt and rf (Table 7), and the target
-#: class of Table 6, for its 13 UCI datasets, keyed by the paper's names in lower case. Pima's libre 3
+#: rule from Table 9 (mean, st. dev.), the F1 of its scikit-learn dt and rf (Table 7), and the number
+#: of records and the target class of Table 6, for its 13 UCI datasets, keyed by the paper's names in lower case. Pima's libre 3
 #: F1 is printed "..64(.05)".
 PAPER = {
-    "adult": {"target": ">50k", "dt": (0.68, 0.01), "rf": (0.68, 0.01),
+    "adult": {"records": 48842, "target": ">50k", "dt": (0.68, 0.01), "rf": (0.68, 0.01),
               "libre": {"f1": (0.70, 0.01), "rules": (14.0, 2.1), "atoms": (7.8, 1.0)},
               "libre 3": {"f1": (0.62, 0.01), "rules": (3.0, 0.0), "atoms": (6.5, 0.7)}},
-    "australian": {"target": "2", "dt": (0.84, 0.02), "rf": (0.86, 0.02),
+    "australian": {"records": 690, "target": "2", "dt": (0.84, 0.02), "rf": (0.86, 0.02),
                    "libre": {"f1": (0.84, 0.03), "rules": (2.4, 1.4), "atoms": (4.4, 1.8)},
                    "libre 3": {"f1": (0.84, 0.03), "rules": (2.2, 0.7), "atoms": (4.4, 1.3)}},
-    "balance": {"target": "B", "dt": (0.01, 0.03), "rf": (0.00, 0.00),
+    "balance": {"records": 625, "target": "B", "dt": (0.01, 0.03), "rf": (0.00, 0.00),
                 "libre": {"f1": (0.16, 0.08), "rules": (9.0, 3.0), "atoms": (2.1, 0.0)},
                 "libre 3": {"f1": (0.14, 0.06), "rules": (1.0, 0.0), "atoms": (2.1, 0.0)}},
-    "bank": {"target": "yes", "dt": (0.50, 0.01), "rf": (0.50, 0.01),
+    "bank": {"records": 45211, "target": "yes", "dt": (0.50, 0.01), "rf": (0.50, 0.01),
              "libre": {"f1": (0.55, 0.01), "rules": (15.0, 1.1), "atoms": (4.7, 0.5)},
              "libre 3": {"f1": (0.44, 0.01), "rules": (2.0, 0.6), "atoms": (2.0, 0.1)}},
-    "haberman": {"target": "died", "dt": (0.36, 0.08), "rf": (0.26, 0.07),
+    "haberman": {"records": 306, "target": "died", "dt": (0.36, 0.08), "rf": (0.26, 0.07),
                  "libre": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)},
                  "libre 3": {"f1": (0.41, 0.04), "rules": (1.6, 0.8), "atoms": (2.1, 0.3)}},
-    "heart": {"target": "presence", "dt": (0.71, 0.01), "rf": (0.79, 0.07),
+    "heart": {"records": 270, "target": "presence", "dt": (0.71, 0.01), "rf": (0.79, 0.07),
               "libre": {"f1": (0.77, 0.06), "rules": (10.6, 3.0), "atoms": (7.7, 0.7)},
               "libre 3": {"f1": (0.75, 0.02), "rules": (2.8, 0.4), "atoms": (6.1, 2.7)}},
-    "ilpd": {"target": "liver patient", "dt": (0.42, 0.1), "rf": (0.44, 0.08),
+    "ilpd": {"records": 583, "target": "liver patient", "dt": (0.42, 0.1), "rf": (0.44, 0.08),
              "libre": {"f1": (0.54, 0.06), "rules": (4.4, 2.3), "atoms": (3.3, 1.5)},
              "libre 3": {"f1": (0.52, 0.04), "rules": (2.2, 0.4), "atoms": (3.0, 0.6)}},
-    "liver": {"target": "drinks>2", "dt": (0.56, 0.1), "rf": (0.58, 0.07),
+    "liver": {"records": 345, "target": "drinks>2", "dt": (0.56, 0.1), "rf": (0.58, 0.07),
               "libre": {"f1": (0.60, 0.07), "rules": (3.4, 1.9), "atoms": (2.5, 1.0)},
               "libre 3": {"f1": (0.63, 0.06), "rules": (2.8, 0.4), "atoms": (1.3, 0.4)}},
-    "pima": {"target": "1", "dt": (0.6, 0.01), "rf": (0.63, 0.04),
+    "pima": {"records": 768, "target": "1", "dt": (0.6, 0.01), "rf": (0.63, 0.04),
              "libre": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)},
              "libre 3": {"f1": (0.64, 0.05), "rules": (1.6, 1.0), "atoms": (2.5, 0.7)}},
-    "sonar": {"target": "R", "dt": (0.75, 0.05), "rf": (0.83, 0.05),
+    "sonar": {"records": 208, "target": "R", "dt": (0.75, 0.05), "rf": (0.83, 0.05),
               "libre": {"f1": (0.79, 0.03), "rules": (6.6, 1.2), "atoms": (3.7, 1.0)},
               "libre 3": {"f1": (0.76, 0.04), "rules": (1.1, 0.2), "atoms": (2.2, 0.8)}},
-    "tictactoe": {"target": "positive", "dt": (0.97, 0.01), "rf": (0.99, 0.01),
+    "tictactoe": {"records": 958, "target": "positive", "dt": (0.97, 0.01), "rf": (0.99, 0.01),
                   "libre": {"f1": (1.00, 0.00), "rules": (9.0, 1.1), "atoms": (3.8, 0.8)},
                   "libre 3": {"f1": (0.68, 0.04), "rules": (3.0, 0.0), "atoms": (3.0, 0.0)}},
-    "transfusion": {"target": "yes", "dt": (0.35, 0.05), "rf": (0.35, 0.06),
+    "transfusion": {"records": 748, "target": "yes", "dt": (0.35, 0.05), "rf": (0.35, 0.06),
                     "libre": {"f1": (0.49, 0.12), "rules": (1.2, 0.4), "atoms": (2.8, 0.7)},
                     "libre 3": {"f1": (0.49, 0.12), "rules": (1.2, 0.4), "atoms": (2.8, 0.7)}},
-    "wisconsin": {"target": "malignant", "dt": (0.91, 0.04), "rf": (0.95, 0.01),
+    "wisconsin": {"records": 699, "target": "malignant", "dt": (0.91, 0.04), "rf": (0.95, 0.01),
                   "libre": {"f1": (0.95, 0.01), "rules": (4.2, 0.7), "atoms": (3.2, 1.0)},
                   "libre 3": {"f1": (0.93, 0.02), "rules": (3.0, 0.0), "atoms": (2.8, 1.0)}},
 }
@@ -171,6 +172,11 @@ SMALL_DEFAULTS = {"max_features": [2, 3, 5], "max_intervals": ["none", "3"], "in
 LARGE_DEFAULTS = {"max_features": [MAX_FEATURES], "max_intervals": ["none"], "inner_folds": 3}
 
 
+#: A dataset named like one of the paper's is checked against it only if its number of rows is within
+#: this share of the paper's (copies differ by a few rows: duplicates or missing values dropped).
+RECORDS_TOLERANCE = 0.05
+
+
 def paper_row(name: str) -> str | None:
     """The key of ``PAPER`` for a dataset name (any case, "_", "-" or spaces ignored), else None."""
     key = re.sub(r"[^a-z0-9]", "", name.lower())
@@ -180,64 +186,87 @@ def paper_row(name: str) -> str | None:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A dataset of the run: the runner's dataset entry, its size and the paper row it is checked
-    against (None: reported without acceptance)."""
+    """A dataset of the run: the runner's dataset entry, its size, the paper row it is checked
+    against (None: reported without acceptance, for the reason in ``note``) and whether it was found
+    in the data directory."""
 
     name: str
     entry: dict[str, Any]
     n_rows: int
     paper: str | None
+    note: str = ""
+    from_data_dir: bool = False
 
     @property
     def large(self) -> bool:
         return self.n_rows > LARGE_ROWS
 
 
+def checked_row(name: str, n_rows: int) -> tuple[str | None, str]:
+    """The paper row a dataset is checked against and, when a row of that name is not used, why:
+    the name must match (``paper_row``) and the number of rows be within ``RECORDS_TOLERANCE`` of
+    Table 6's (a 4,521-row "bank" sample is not the paper's Bank)."""
+    paper = paper_row(name)
+    if paper is None:
+        return None, "not a dataset of the paper"
+    records = PAPER[paper]["records"]
+    if abs(n_rows - records) > RECORDS_TOLERANCE * records:
+        return None, f"named like the paper's {paper!r} but {n_rows:,} rows against its {records:,}"
+    return paper, ""
+
+
 def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
-    """A bundled dataset by name, a CSV file by path, or ``<data_dir>/<name>.csv[.gz]``.
+    """A bundled dataset by name, a CSV file by path, or ``<data_dir>/<spec>`` (also with ``.csv.gz``
+    or ``.csv`` appended).
 
     A CSV's label column (default "class"), categorical columns and positive class come from a
-    ``manifest.json`` beside it (an entry whose "file" or "name" matches, in the format of the bundled
-    manifest: "label", "categorical", "positive_class"). Without a manifest positive class the
-    paper's target class (Table 6) is used when a label of the file spells it (ignoring case), else
-    the runner's rule (the minority class).
+    ``manifest.json`` beside it (``_manifest_entry``: "label", "categorical", "positive_class", as in
+    the bundled manifest). Without a manifest positive class the paper's target class (Table 6) is
+    used when a label of the file spells it (ignoring case), else the runner's rule (the minority
+    class). The dataset's name is the file name up to its first dot, as in the runner.
     """
     if spec in optrules.datasets.list_datasets():
-        return Dataset(spec, {"name": spec}, optrules.datasets.info(spec)["n_rows"], paper_row(spec))
-    path = Path(spec)
+        return Dataset(spec, {"name": spec}, optrules.datasets.info(spec)["n_rows"],
+                       *checked_row(spec, optrules.datasets.info(spec)["n_rows"]))
+    path, from_data_dir = Path(spec), False
     if not path.is_file() and data_dir is not None:
-        path = next((data_dir / f"{spec}{suffix}" for suffix in (".csv.gz", ".csv")
-                     if (data_dir / f"{spec}{suffix}").is_file()), path)
+        found = [data_dir / f"{spec}{suffix}" for suffix in ("", ".csv.gz", ".csv")
+                 if (data_dir / f"{spec}{suffix}").is_file()]
+        if found:
+            path, from_data_dir = found[0], True
     if not path.is_file():
-        looked = f" (looked for {data_dir / spec}.csv.gz and .csv)" if data_dir is not None else ""
+        looked = f" (looked for {data_dir / spec}, .csv.gz and .csv)" if data_dir is not None else ""
         raise SystemExit(f"--datasets: {spec!r} is neither a bundled dataset "
                          f"({', '.join(optrules.datasets.list_datasets())}) nor a CSV file{looked}")
     name = path.name.split(".")[0]
     manifest = _manifest_entry(path)
-    label = manifest.get("label", "class")
+    label = manifest.get("label") or "class"
     X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"))
     entry: dict[str, Any] = {"name": name, "path": str(path.resolve()), "label": label}
     if manifest.get("categorical"):
         entry["categorical"] = list(manifest["categorical"])
-    paper = paper_row(name)
+    paper, note = checked_row(name, len(X))
     positive = manifest.get("positive_class")
     if positive is None and paper is not None:  # the paper's target, if a label spells it (any case)
         target = PAPER[paper]["target"].lower()
         positive = next((label for label in map(str, y.unique()) if label.lower() == target), None)
     if positive is not None:
         entry["positive"] = positive
-    return Dataset(name, entry, len(X), paper)
+    return Dataset(name, entry, len(X), paper, note, from_data_dir)
 
 
 def _manifest_entry(path: Path) -> dict[str, Any]:
-    """The entry of ``manifest.json`` beside ``path`` whose file or name is this file's, else {}."""
+    """The entry of ``manifest.json`` beside ``path`` for this file, else {}: the one whose "file" is
+    the file's name, else the one whose "name" is the dataset's name. The manifest is a list of
+    entries or a dict of them keyed by name."""
     manifest = path.parent / "manifest.json"
     if not manifest.is_file():
         return {}
     raw = json.loads(manifest.read_text(encoding="utf-8"))
-    entries = raw.values() if isinstance(raw, dict) else raw
-    name = path.name.split(".")[0]
-    return next((e for e in entries if e.get("file") == path.name or e.get("name") == name), {})
+    entries = [{"name": key, **value} for key, value in raw.items()] if isinstance(raw, dict) else list(raw)
+    by_file = [e for e in entries if e.get("file") == path.name]
+    by_name = [e for e in entries if e.get("name") == path.name.split(".")[0]]
+    return (by_file or by_name or [{}])[0]
 
 
 def log(*args) -> None:
@@ -350,9 +379,13 @@ LARGE_RF_GRID = {"max_depth": [5, 10, 20, None], "n_estimators": [20, 50], "max_
 
 def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.ndarray]:
     """Test F1 per outer fold of scikit-learn's decision tree and random forest, each tuned by
-    ``GridSearchCV`` (F1 of the positive class, the same number of inner folds as LIBRE) on the same
-    outer training rows as LIBRE, categorical features one-hot encoded, missing values left to
-    scikit-learn's trees. For context (the paper's dt and rf columns), not part of the acceptance."""
+    ``GridSearchCV`` (F1 of the positive class) on the same outer training rows as LIBRE (same
+    splits, same ``max_train`` subsample, same positive class), with categorical features one-hot
+    encoded (a missing category is a row of zeros) and missing numbers left to scikit-learn's trees.
+    The inner folds are ``StratifiedKFold(inner folds, shuffle=True, random_state=seed + r)`` for
+    r < inner repeats, stratified on positive-vs-rest (LIBRE's are stratified on the labels: the same
+    folds on two-class data up to the labels' order). For context (the paper's dt and rf columns),
+    not part of the acceptance."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.metrics import f1_score
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -360,15 +393,19 @@ def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.
 
     resolved = load_config(config)
     dataset = resolved.datasets[0]
+    protocol = resolved.protocol.for_dataset(dataset)  # as the runner splits it
     X, y = dataset.load()
     target = (y == _positive(dataset, y)).to_numpy().astype(int)
     encoded = pd.get_dummies(X, dummy_na=False).to_numpy(dtype=float)
-    inner = StratifiedKFold(config["methods"][0]["tune"]["inner_folds"], shuffle=True, random_state=SEED)
+    tune = config["methods"][0]["tune"]
     models = {"dt": (DecisionTreeClassifier(random_state=SEED), BASELINE_GRIDS["dt"]),
               "rf": (RandomForestClassifier(random_state=SEED), LARGE_RF_GRID if large else BASELINE_GRIDS["rf"])}
     scores: dict[str, list[float]] = {name: [] for name in models}
-    for train, test in resolved.protocol.splits(y):
-        train = resolved.protocol.subsample(train, y, dataset.max_train)
+    for train, test in protocol.splits(y):
+        train = protocol.subsample(train, y, dataset.max_train)
+        inner = [split for r in range(tune["inner_repeats"])
+                 for split in StratifiedKFold(tune["inner_folds"], shuffle=True, random_state=SEED + r).split(
+                     encoded[train], target[train])]
         for name, (model, grid) in models.items():
             search = GridSearchCV(model, grid, scoring="f1", cv=inner, n_jobs=n_jobs)
             search.fit(encoded[train], target[train])
@@ -425,27 +462,31 @@ def summarize(dataset: Dataset, label: str, rows: pd.DataFrame, note: str, peeke
             "acceptance": verdict}
 
 
-def command_of(args: argparse.Namespace, datasets: list[Dataset]) -> str:
-    """The command that reproduces this run (flags left at their defaults are not written)."""
-    command = "python benchmarks/libre_paper.py" + (" --quick" if args.quick else "") + (
-        f" --datasets {' '.join(args.datasets)}" if args.datasets else "") + f" --n-jobs {args.n_jobs}" + (
-        f" --data-dir {args.data_dir}" if args.data_dir is not None else "") + (
-        f" --conflicts {args.conflicts}" if args.conflicts != "majority" else "") + (
-        f" --max-features {' '.join(map(str, args.max_features))}" if args.max_features is not None else "") + (
-        f" --max-intervals {' '.join(args.max_intervals)}" if args.max_intervals is not None else "") + (
-        f" --tolerance {args.tolerance}" if args.tolerance != "se" else "") + (
-        f" --inner-folds {args.inner_folds}" if args.inner_folds is not None else "") + (
-        f" --inner-repeats {args.inner_repeats}" if args.inner_repeats != 1 else "") + (
-        f" --top-k {args.top_k}" if args.top_k is not None else "") + (
-        f" --libre3 {args.libre3}" if args.libre3 != "fixed" else "") + (
-        " --oracle" if args.oracle else "") + (" --baselines" if args.baselines else "") + (
-        f" --random-state {args.random_state}" if args.random_state != SEED else "")
+def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path | None) -> str:
+    """The command that reproduces this run (flags left at their defaults are not written; the data
+    directory is, when a dataset came from it)."""
+    words = ["python", "benchmarks/libre_paper.py"] + (["--quick"] if args.quick else [])
+    words += (["--datasets", *args.datasets] if args.datasets else []) + ["--n-jobs", str(args.n_jobs)]
+    if any(d.from_data_dir for d in datasets):
+        words += ["--data-dir", str(data_dir)]
+    flags = [("--conflicts", [args.conflicts], args.conflicts != "majority"),
+             ("--max-features", list(map(str, args.max_features or [])), args.max_features is not None),
+             ("--max-intervals", list(args.max_intervals or []), args.max_intervals is not None),
+             ("--tolerance", [args.tolerance], args.tolerance != "se"),
+             ("--inner-folds", [str(args.inner_folds)], args.inner_folds is not None),
+             ("--inner-repeats", [str(args.inner_repeats)], args.inner_repeats != 1),
+             ("--top-k", [str(args.top_k)], args.top_k is not None),
+             ("--libre3", [args.libre3], args.libre3 != "fixed"),
+             ("--oracle", [], args.oracle), ("--baselines", [], args.baselines),
+             ("--random-state", [str(args.random_state)], args.random_state != SEED)]
     if any(d.large for d in datasets):
-        if args.large_train is not None:
-            command += f" --large-train {args.large_train}"
-        if args.large_estimators != list(LARGE_ESTIMATORS):
-            command += " --large-estimators " + " ".join(map(str, args.large_estimators))
-    return command
+        flags += [("--large-train", [str(args.large_train)], args.large_train is not None),
+                  ("--large-estimators", list(map(str, args.large_estimators)),
+                   args.large_estimators != list(LARGE_ESTIMATORS))]
+    for flag, values, given in flags:
+        if given:
+            words += [flag, *values]
+    return shlex.join(words)
 
 
 def grid_text(grid: dict[str, list], top_k: int | None, random_state: int) -> str:
@@ -546,11 +587,11 @@ def main(argv: list[str] | None = None) -> int:
             for name, f1 in baselines(config, dataset.large, args.n_jobs).items():
                 rows.append(baseline_row(dataset, name, f1, note, args.oracle))
                 log(rows[-1])
-        alpha_same = alpha_premise(config)
+        alpha_same = alpha_premise(config) if args.conflicts == "strict" else "n/a (majority)"
         lines = choices(results)
         log("\n".join(f"  {dataset.name} {line}" for line in lines))
         positive = positive_of(config)
-        paper = "none" if dataset.paper is None else f"{dataset.paper!r}"
+        paper = f"none ({dataset.note})" if dataset.paper is None else f"{dataset.paper!r}"
         details.append(f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
                        f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
                        f"  * grid: {grid_text(grid, args.top_k, args.random_state)}; "
@@ -563,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
     repeated = f", repeated {args.inner_repeats} times" if args.inner_repeats > 1 else ""
     tolerance = "one standard error" if args.tolerance == "se" else f"{float(args.tolerance):g} F1"
     write_report(
-        out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets),
+        out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets, data_dir),
         f"Total run time: {total:.0f} s ({args.n_jobs} worker(s); the nested runs by the experiment runner, "
         "the alpha check" + (" and the --oracle fits" if args.oracle else "") + ").\n\n"
         "Outer stratified 5-fold CV (shuffle, seed 0); selection by inner stratified CV on the outer "

@@ -3,8 +3,10 @@ and without a manifest, the per-size protocol, and a smoke run on a CSV outside 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -19,10 +21,12 @@ SCRIPT = Path(__file__).parents[1] / "benchmarks" / "libre_paper.py"
 def bench():
     spec = importlib.util.spec_from_file_location("libre_paper", SCRIPT)
     module = importlib.util.module_from_spec(spec)
+    path = list(sys.path)
     sys.modules["libre_paper"] = module  # its dataclass looks its module up while it is executed
-    spec.loader.exec_module(module)
+    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path for its machine.py
     yield module
     del sys.modules["libre_paper"]
+    sys.path[:] = path
 
 
 def write_csv(path: Path, n_rows: int, labels: tuple[str, str], seed: int = 0) -> None:
@@ -45,19 +49,19 @@ def test_every_paper_dataset_has_its_row_and_common_file_names_find_it(bench):
     assert bench.paper_row("breast_cancer") is None
     assert bench.paper_row("german") is None
     for row in bench.PAPER.values():
-        assert set(row) == {"target", "dt", "rf", "libre", "libre 3"}
+        assert set(row) == {"records", "target", "dt", "rf", "libre", "libre 3"}
         assert row["libre 3"]["rules"][0] <= 3.0
 
 
 def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(bench, tmp_path):
-    write_csv(tmp_path / "transfusion.csv.gz", 200, ("yes", "no"))
+    write_csv(tmp_path / "transfusion.csv.gz", 748, ("yes", "no"))
     pd.read_csv(tmp_path / "transfusion.csv.gz").rename(columns={"class": "donated"}).to_csv(
         tmp_path / "transfusion.csv.gz", index=False)
     (tmp_path / "manifest.json").write_text(json.dumps(
         [{"name": "transfusion", "file": "transfusion.csv.gz", "label": "donated", "categorical": ["colour"],
           "positive_class": "no"}]))
     dataset = bench.find_dataset("transfusion", tmp_path)
-    assert dataset.paper == "transfusion" and dataset.n_rows == 200 and not dataset.large
+    assert dataset.paper == "transfusion" and dataset.n_rows == 748 and not dataset.large
     assert dataset.entry["categorical"] == ["colour"] and dataset.entry["label"] == "donated"
     assert dataset.entry["positive"] == "no"  # the manifest's, not the paper's target "yes"
     X, y = bench.load_config(bench.experiment(bench.parse_args([]), dataset)).datasets[0].load()
@@ -65,17 +69,17 @@ def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(be
 
 
 def test_without_a_manifest_the_paper_target_is_positive_only_when_it_is_a_label(bench, tmp_path):
-    write_csv(tmp_path / "sonar.csv", 100, ("R", "M"))
+    write_csv(tmp_path / "sonar.csv", 208, ("R", "M"))
     assert bench.find_dataset(str(tmp_path / "sonar.csv"), None).entry["positive"] == "R"
-    write_csv(tmp_path / "adult.csv", 100, (">50K", "<=50K"))  # the paper writes ">50k"
-    assert bench.find_dataset(str(tmp_path / "adult.csv"), None).entry["positive"] == ">50K"
-    write_csv(tmp_path / "bupa.csv", 100, ("1", "2"))  # the paper's target "drinks>2" is not a label
+    write_csv(tmp_path / "heart.csv", 270, ("Presence", "Absence"))  # the paper writes "presence"
+    assert bench.find_dataset(str(tmp_path / "heart.csv"), None).entry["positive"] == "Presence"
+    write_csv(tmp_path / "bupa.csv", 345, ("1", "2"))  # the paper's target "drinks>2" is not a label
     liver = bench.find_dataset(str(tmp_path / "bupa.csv"), None)
     assert liver.paper == "liver" and "positive" not in liver.entry  # the runner's rule: the minority
 
 
 def test_an_unknown_dataset_is_a_clear_error(bench, tmp_path):
-    with pytest.raises(SystemExit, match="neither a bundled dataset.*nor a CSV file.*nosuch.csv.gz"):
+    with pytest.raises(SystemExit, match=r"neither a bundled dataset.*nor a CSV file \(looked for .*nosuch, .csv.gz and .csv\)"):
         bench.find_dataset("nosuch", tmp_path)
 
 
@@ -111,8 +115,44 @@ def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(be
     assert "positive class 'pos'" in report  # the minority class (x > 6 is 40% of rows)
 
 
-def test_baselines_are_tuned_on_the_same_training_folds_and_reported_as_references(bench, tmp_path, monkeypatch):
-    write_csv(tmp_path / "heart.csv", 150, ("presence", "absence"))
+def test_baselines_are_tuned_on_the_runners_training_rows_and_positive_class(bench, tmp_path, monkeypatch):
+    from sklearn.model_selection import GridSearchCV
+
+    from optrules.experiments.run import _positive, _tasks
+
+    write_csv(tmp_path / "heart.csv", 270, ("presence", "absence"))
+    (tmp_path / "manifest.json").write_text(json.dumps({"heart": {"positive_class": "absence"}}))
+    dataset = bench.find_dataset(str(tmp_path / "heart.csv"), None)
+    config = bench.experiment(bench.parse_args(["--quick"]), dataset)
+    config["datasets"][0]["max_train"] = 150  # subsampled as --large-train subsamples a large dataset's folds
+    seen = []
+    fit = GridSearchCV.fit
+
+    def recording_fit(self, X, y, **kwargs):
+        seen.append((X[:, 0].copy(), np.asarray(y).copy()))
+        return fit(self, X, y, **kwargs)
+
+    monkeypatch.setattr(GridSearchCV, "fit", recording_fit)
+    monkeypatch.setattr(bench, "BASELINE_GRIDS", {"dt": {"max_depth": [2, None]},
+                                                  "rf": {"max_depth": [2], "n_estimators": [10]}})
+    f1 = bench.baselines(config, large=False, n_jobs=1)
+    resolved = bench.load_config(config)
+    spec = resolved.datasets[0]
+    X, y = spec.load()
+    spec = dataclasses.replace(spec, positive=_positive(spec, y))
+    tasks = [t for t in _tasks(resolved, spec, X, y) if t.method.label == "libre"]
+    assert len(seen) == 2 * len(tasks) == 10  # dt and rf on each of the 5 outer folds
+    for task, (x_dt, y_dt), (x_rf, y_rf) in zip(tasks, seen[0::2], seen[1::2]):
+        assert len(task.X_train) == 150
+        expected = (task.y_train == "absence").to_numpy().astype(int)  # the manifest's positive class
+        for x, target in ((x_dt, y_dt), (x_rf, y_rf)):
+            np.testing.assert_array_equal(x, task.X_train["x"].to_numpy())
+            np.testing.assert_array_equal(target, expected)
+    assert all(f.shape == (5,) and 0.0 <= f.mean() <= 1.0 for f in f1.values())
+
+
+def test_quick_run_reports_baselines_as_references_beside_the_paper_columns(bench, tmp_path, monkeypatch):
+    write_csv(tmp_path / "heart.csv", 270, ("presence", "absence"))
     monkeypatch.setattr(bench, "BASELINE_GRIDS", {"dt": {"max_depth": [2, None]},
                                                   "rf": {"max_depth": [2], "n_estimators": [10]}})
     out = tmp_path / "report.md"
@@ -122,9 +162,44 @@ def test_baselines_are_tuned_on_the_same_training_folds_and_reported_as_referenc
             if line.startswith("| heart |")}
     assert set(rows) == {"libre", "libre 3", "dt (scikit-learn)", "rf (scikit-learn)"}
     assert rows["dt (scikit-learn)"][4].strip() == "0.71 (0.01)"  # the paper's Heart dt column
+    assert rows["rf (scikit-learn)"][4].strip() == "0.79 (0.07)"
     assert rows["rf (scikit-learn)"][-2].strip() == "reference"
-    dataset = bench.find_dataset(str(tmp_path / "heart.csv"), None)
-    config = bench.experiment(bench.parse_args(["--quick"]), dataset)
-    f1 = bench.baselines(config, large=False, n_jobs=1)["dt"]
-    assert f1.shape == (5,) and 0.5 < f1.mean() <= 1.0  # x > 6 is one split of a depth-2 tree
-    assert rows["dt (scikit-learn)"][3].strip() == f"{f1.mean():.3f} ({f1.std(ddof=1):.3f})"
+    assert rows["libre"][4].strip() == "0.77 (0.06)"
+    assert float(rows["dt (scikit-learn)"][3].split()[0]) > 0.5  # x > 6 is one split of a depth-2 tree
+
+
+def test_a_file_named_like_a_paper_dataset_with_other_data_is_not_checked_against_it(bench, tmp_path):
+    write_csv(tmp_path / "bank.csv", 4521, ("yes", "no"))  # UCI's 10% sample, not the paper's 45,211 rows
+    bank = bench.find_dataset(str(tmp_path / "bank.csv"), None)
+    assert bank.paper is None and "45,211" in bank.note and "positive" not in bank.entry
+    write_csv(tmp_path / "wisconsin.csv", 683, ("malignant", "benign"))  # 699 less the rows with missing values
+    assert bench.find_dataset(str(tmp_path / "wisconsin.csv"), None).paper == "wisconsin"
+    assert bench.find_dataset("heart_statlog", None).paper == "heart"
+    assert bench.find_dataset("breast_cancer", None).paper is None
+
+
+def test_manifest_lookup_prefers_the_file_entry_and_accepts_a_dict_keyed_by_name(bench, tmp_path):
+    write_csv(tmp_path / "heart.v2.csv", 100, ("yes", "no"))
+    write_csv(tmp_path / "sonar.csv.gz", 100, ("R", "M"))
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        [{"name": "heart", "file": "heart.csv", "positive_class": "no"},
+         {"name": "other", "file": "heart.v2.csv", "positive_class": "yes"}]))
+    assert bench.find_dataset("heart.v2.csv", tmp_path).entry["positive"] == "yes"
+    (tmp_path / "manifest.json").write_text(json.dumps({"sonar": {"positive_class": "M", "label": None}}))
+    sonar = bench.find_dataset("sonar.csv.gz", tmp_path)  # a file name with its extension in --data-dir
+    assert sonar.from_data_dir and sonar.entry["positive"] == "M" and sonar.entry["label"] == "class"
+
+
+def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
+    write_csv(tmp_path / "my data.csv", 100, ("a", "b"))
+    datasets = [bench.find_dataset("my data", tmp_path), bench.find_dataset("adult", None)]
+    for argv in ([], ["--conflicts", "strict", "--inner-folds", "4"], ["--max-features", "3", "--max-intervals", "none"],
+                 ["--large-train", "4000", "--large-estimators", "5", "--libre3", "tuned", "--top-k", "200",
+                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3"]):
+        args = bench.parse_args(["--datasets", "my data", "adult", "--data-dir", str(tmp_path), *argv])
+        words = shlex.split(bench.command_of(args, datasets, tmp_path))
+        assert words[:2] == ["python", "benchmarks/libre_paper.py"]
+        again = bench.parse_args(words[2:])
+        assert again.datasets == ["my data", "adult"] and again.data_dir == tmp_path
+        for dataset in datasets:
+            assert bench.experiment(again, dataset) == bench.experiment(args, dataset)
