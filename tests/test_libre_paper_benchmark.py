@@ -203,3 +203,14 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
         assert again.datasets == ["my data", "adult"] and again.data_dir == tmp_path
         for dataset in datasets:
             assert bench.experiment(again, dataset) == bench.experiment(args, dataset)
+
+
+def test_only_the_full_default_run_writes_the_main_results_file(bench, tmp_path):
+    results = SCRIPT.parent / "results"
+    pima = bench.find_dataset("pima", None)
+    assert bench.default_out(bench.parse_args([]), [pima]) == results / "libre_paper.md"
+    assert bench.default_out(bench.parse_args(["--quick"]), [pima]) == results / "libre_paper_quick.md"
+    write_csv(tmp_path / "mine.csv", 50, ("a", "b"))
+    mine = bench.find_dataset(str(tmp_path / "mine.csv"), None)
+    args = bench.parse_args(["--datasets", "pima", str(tmp_path / "mine.csv")])
+    assert bench.default_out(args, [pima, mine]) == results / "libre_paper_pima_mine.md"
