@@ -387,8 +387,8 @@ def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.
     encoded (a missing category is a row of zeros) and missing numbers left to scikit-learn's trees.
     The inner folds are ``StratifiedKFold(inner folds, shuffle=True, random_state=seed + r)`` for
     r < inner repeats, stratified on positive-vs-rest (LIBRE's are stratified on the labels: the same
-    folds on two-class data up to the labels' order). For context (the paper's dt and rf columns),
-    not part of the acceptance."""
+    folds on two-class data). For context (the paper's dt and rf columns), not part of the
+    acceptance."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.metrics import f1_score
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
