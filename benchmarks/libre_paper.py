@@ -160,7 +160,7 @@ PAPER = {
                   "libre 3": {"f1": (0.93, 0.02), "rules": (3.0, 0.0), "atoms": (2.8, 1.0)}},
 }
 #: Other names of the paper's datasets (file names of common copies), normalised as by paper_row().
-ALIASES = {"tictactoe": "tictactoe", "heartstatlog": "heart", "statlogheart": "heart",
+ALIASES = {"heartstatlog": "heart", "statlogheart": "heart",
            "balancescale": "balance", "bankmarketing": "bank", "indianliverpatient": "ilpd",
            "liverdisorders": "liver", "bupa": "liver", "bloodtransfusion": "transfusion",
            "breastcancerwisconsin": "wisconsin", "breastw": "wisconsin", "pimaindiansdiabetes": "pima",
@@ -229,8 +229,8 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     class). The dataset's name is the file name up to its first dot, as in the runner.
     """
     if spec in optrules.datasets.list_datasets():
-        return Dataset(spec, {"name": spec}, optrules.datasets.info(spec)["n_rows"],
-                       *checked_row(spec, optrules.datasets.info(spec)["n_rows"]))
+        n_rows = optrules.datasets.info(spec)["n_rows"]
+        return Dataset(spec, {"name": spec}, n_rows, *checked_row(spec, n_rows))
     path, from_data_dir = Path(spec), False
     if not path.is_file() and data_dir is not None:
         found = [data_dir / f"{spec}{suffix}" for suffix in ("", ".csv.gz", ".csv")
