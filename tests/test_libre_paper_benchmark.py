@@ -214,3 +214,20 @@ def test_only_the_full_default_run_writes_the_main_results_file(bench, tmp_path)
     mine = bench.find_dataset(str(tmp_path / "mine.csv"), None)
     args = bench.parse_args(["--datasets", "pima", str(tmp_path / "mine.csv")])
     assert bench.default_out(args, [pima, mine]) == results / "libre_paper_pima_mine.md"
+
+
+def test_orange_tab_files_become_csv_frames_with_their_discrete_features_categorical():
+    spec = importlib.util.spec_from_file_location("orange_datasets", SCRIPT.parent / "orange_datasets.py")
+    orange = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(orange)
+    text = "\n".join(["age\tsex\tthal\tid\tdisease",
+                      "c\td\tnormal fixed\\ defect\tc\td",
+                      "\t\t\ti\tclass",
+                      "63\tmale\tfixed defect\t1\t0",
+                      "?\tfemale\tnormal\t2\t1",
+                      "41\t?\tnormal\t3\t1"])
+    frame, categorical = orange.read_tab(text, "disease")
+    assert list(frame.columns) == ["age", "sex", "thal", "class"]  # "id" is flagged ignore
+    assert categorical == ["sex", "thal"]  # "d" and a list of values; "c" is continuous
+    assert frame["class"].tolist() == ["0", "1", "1"]
+    assert frame["age"].tolist() == ["63", "", "41"] and frame["sex"].tolist() == ["male", "female", ""]
