@@ -48,8 +48,7 @@ random_state=0)``; mean inner F1 per (configuration, k); one-standard-error rule
 the best's inner F1s; ``--tolerance 0.01`` uses a fixed F1 difference instead), the smallest k, then
 the highest mean inner F1, then grid order (E 5, 20, 50 first, so the smallest E; then H1 before H2,
 threshold 6, 4.6, 4, ...) -- ``prefer = ["max_rules", "-score"]``; "tied" is the number of near-ties
-still tied after k and F1 (the runner's ``tune.ties``; ``--ties largest-e`` orders those by the
-largest E first). Then refit on the whole outer training fold
+still tied after k and F1 (the runner's ``tune.ties``). Then refit on the whole outer training fold
 with the chosen configuration and ``max_rules=k``; score on the outer test fold. "libre 3" (``--libre3 fixed``, the
 default) is LIBRE with ``max_rules = 3``, as the paper defines it ("constrained to generate at most 3
 rules"; the greedy stops earlier only when no candidate has a positive weight): k is not tuned
@@ -77,7 +76,7 @@ columns of Table 7: a reference on any dataset, including those without paper va
     python benchmarks/libre_paper.py [--quick] [--datasets pima haberman ilpd.csv.gz] [--data-dir DIR]
         [--n-jobs 2] [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3]
         [--inner-folds 5] [--tolerance se] [--top-k none] [--large-train all] [--large-estimators 5 20]
-        [--libre3 fixed] [--ties grid] [--oracle] [--baselines] [--random-state 0] [--out FILE.md]
+        [--libre3 fixed] [--oracle] [--baselines] [--random-state 0] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -113,8 +112,6 @@ HEURISTICS = ("H1", "H2")
 THRESHOLDS = (6.0, 4.6, 4.0)
 SEED = 0
 LIBRE3_MAX = 3
-#: --ties: how candidates still tied after the preference keys are ordered before grid order.
-LAST_TIES = {"grid": [], "largest-e": ["-n_estimators"]}
 LABELS = ("libre", "libre 3")
 
 #: The paper's libre and libre 3 columns, Appendix E: F1 from Table 7, #rules from Table 8, atoms per
@@ -307,14 +304,14 @@ def experiment(args: argparse.Namespace, dataset: Dataset) -> dict[str, Any]:
     tune = {"grid": grid_of(args, dataset), "inner_folds": setting(args, dataset, "inner_folds"),
             "inner_repeats": args.inner_repeats, "metric": "f1",
             "select": "one-se" if args.tolerance == "se" else float(args.tolerance),
-            "prefix": "max_rules", "prefer": ["max_rules", "-score"] + LAST_TIES[args.ties]}
+            "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
     params = {"conflicts": args.conflicts, "top_k": args.top_k, "n_jobs": 1, "random_state": args.random_state}
     entry = dict(dataset.entry)
     if dataset.large and args.large_train is not None:
         entry["max_train"] = args.large_train
     if args.libre3 == "fixed":
         libre3_tune = {**tune, "min_prefix": LIBRE3_MAX, "max_prefix": LIBRE3_MAX, "select": "best",
-                       "prefer": LAST_TIES[args.ties]}
+                       "prefer": []}
     else:
         libre3_tune = {**tune, "max_prefix": LIBRE3_MAX}
     return {
@@ -484,7 +481,6 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
              ("--top-k", [str(args.top_k)], args.top_k is not None),
              ("--libre3", [args.libre3], args.libre3 != "fixed"),
              ("--oracle", [], args.oracle), ("--baselines", [], args.baselines),
-             ("--ties", [args.ties], args.ties != "grid"),
              ("--random-state", [str(args.random_state)], args.random_state != SEED)]
     if any(d.large for d in datasets):
         flags += [("--large-train", [str(args.large_train)], args.large_train is not None),
@@ -566,10 +562,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--libre3", choices=["fixed", "tuned"], default="fixed",
                         help="libre 3: max_rules = 3 with the configuration tuned ('fixed', the paper's "
                              "definition) or k <= 3 tuned like libre's k ('tuned', the earlier protocol)")
-    parser.add_argument("--ties", choices=sorted(LAST_TIES), default="grid",
-                        help="candidates still tied after k and inner F1 (libre) or after inner F1 (libre 3): "
-                             "grid order, i.e. the smallest E first ('grid'), or the largest E first "
-                             "('largest-e'; Appendix C: more estimators reduce the variance)")
     parser.add_argument("--random-state", type=int, default=SEED,
                         help="LibreClassifier(random_state=...) of every fit (the feature subsets); the "
                              "outer and inner splits keep seed 0")

@@ -195,7 +195,7 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
     datasets = [bench.find_dataset("my data", tmp_path), bench.find_dataset("adult", None)]
     for argv in ([], ["--conflicts", "strict", "--inner-folds", "4"], ["--max-features", "3", "--max-intervals", "none"],
                  ["--large-train", "4000", "--large-estimators", "5", "--libre3", "tuned", "--top-k", "200",
-                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3", "--ties", "largest-e"]):
+                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3"]):
         args = bench.parse_args(["--datasets", "my data", "adult", "--data-dir", str(tmp_path), *argv])
         words = shlex.split(bench.command_of(args, datasets, tmp_path))
         assert words[:2] == ["python", "benchmarks/libre_paper.py"]
@@ -231,11 +231,3 @@ def test_orange_tab_files_become_csv_frames_with_their_discrete_features_categor
     assert categorical == ["sex", "thal"]  # "d" and a list of values; "c" is continuous
     assert frame["class"].tolist() == ["0", "1", "1"]
     assert frame["age"].tolist() == ["63", "", "41"] and frame["sex"].tolist() == ["male", "female", ""]
-
-
-def test_ties_largest_e_orders_the_last_ties_by_the_most_estimators(bench):
-    pima = bench.find_dataset("pima", None)
-    grid_methods = bench.experiment(bench.parse_args([]), pima)["methods"]
-    assert [m["tune"]["prefer"] for m in grid_methods] == [["max_rules", "-score"], []]
-    methods = bench.experiment(bench.parse_args(["--ties", "largest-e"]), pima)["methods"]
-    assert [m["tune"]["prefer"] for m in methods] == [["max_rules", "-score", "-n_estimators"], ["-n_estimators"]]
