@@ -325,46 +325,57 @@ def experiment(args: argparse.Namespace, dataset: Dataset) -> dict[str, Any]:
     }
 
 
-def positive_of(config: dict[str, Any]) -> Any:
-    """The positive class the runner learns for the configuration's dataset."""
-    dataset = load_config(config).datasets[0]
-    return _positive(dataset, dataset.load()[1])
+@dataclass(frozen=True)
+class Prepared:
+    """One dataset's configuration as the runner resolves it: the method spec (its params and tune
+    grid), the data, the positive class and the outer folds as (training rows, test rows), the
+    training rows subsampled to ``max_train`` as the runner does. Loaded once per dataset for the
+    diagnostics below."""
+
+    method: Any
+    X: pd.DataFrame
+    y: pd.Series
+    positive: Any
+    folds: list[tuple[np.ndarray, np.ndarray]]
 
 
-def alpha_premise(config: dict[str, Any]) -> bool:
+def prepare(config: dict[str, Any]) -> Prepared:
+    resolved = load_config(config)
+    dataset = resolved.datasets[0]
+    protocol = resolved.protocol.for_dataset(dataset)  # as the runner splits it
+    X, y = dataset.load()
+    folds = [(protocol.subsample(train, y, dataset.max_train), test) for train, test in protocol.splits(y)]
+    return Prepared(resolved.methods[0], X, y, _positive(dataset, y), folds)
+
+
+def alpha_premise(prepared: Prepared) -> bool:
     """Whether alpha .5, .7 and .9 give the same rules on fold 0's training data (the middle
     configuration of the grid): the premise of collapsing the alpha grid under conflicts="strict"."""
-    resolved = load_config(config)
-    dataset, method = resolved.datasets[0], resolved.methods[0]
-    X, y = dataset.load()
-    train = resolved.protocol.subsample(resolved.protocol.splits(y)[0][0], y, dataset.max_train)
+    method, (train, _) = prepared.method, prepared.folds[0]
     configurations = method.tune.configurations()
-    chosen = {**method.params, **configurations[len(configurations) // 2], "positive": _positive(dataset, y)}
-    rules = {str(LibreClassifier(**{**chosen, "alpha": a}).fit(X.iloc[train], y.iloc[train]).ruleset_.rules)
-             for a in ALPHAS}
+    chosen = {**method.params, **configurations[len(configurations) // 2], "positive": prepared.positive}
+    X, y = prepared.X.iloc[train], prepared.y.iloc[train]
+    rules = {str(LibreClassifier(**{**chosen, "alpha": a}).fit(X, y).ruleset_.rules) for a in ALPHAS}
     return len(rules) == 1
 
 
-def oracle(config: dict[str, Any], n_jobs: int, libre3: str) -> dict[str, float]:
+def oracle(prepared: Prepared, n_jobs: int, libre3: str) -> dict[str, float]:
     """Not an estimate: the best mean outer-test F1 of a configuration fixed in advance, chosen by
     looking at the outer test folds. Every configuration of the grid is fitted on every outer
     training fold (no inner CV) and every greedy prefix k scored on the outer test fold; the mean
     over the folds of (configuration, k) is maximised over k >= 1 ("libre") and over k = 3 ("libre 3",
-    max_rules = 3; k <= 3 when ``libre3`` is "tuned"). This is the figure a selection that peeks at the test folds would report; the gap
-    to the nested figure is the cost of choosing from training data only."""
+    max_rules = 3; k <= 3 when ``libre3`` is "tuned"). This is the figure a selection that peeks at
+    the test folds would report; the gap to the nested figure is the cost of choosing from training
+    data only."""
     from joblib import Parallel, delayed
 
-    resolved = load_config(config)
-    dataset, method = resolved.datasets[0], resolved.methods[0]
-    X, y = dataset.load()
-    positive = _positive(dataset, y)  # the runner's rule: configured, else the manifest's, else minority
-    splits = resolved.protocol.splits(y)
+    method, folds, positive = prepared.method, prepared.folds, prepared.positive
     configurations = method.tune.configurations()
-    tasks = [InnerTask(f"oracle {c}", LibreClassifier(**{**method.params, **c, "positive": positive}), X, y,
-                       resolved.protocol.subsample(train, y, dataset.max_train), test, positive, "f1", True)
-             for c in configurations for train, test in splits]
+    tasks = [InnerTask(f"oracle {c}", LibreClassifier(**{**method.params, **c, "positive": positive}),
+                       prepared.X, prepared.y, train, test, positive, "f1", True)
+             for c in configurations for train, test in folds]
     scores = Parallel(n_jobs=n_jobs)(delayed(inner_scores)(task) for task in tasks)
-    rows = [scores[c * len(splits):(c + 1) * len(splits)] for c in range(len(configurations))]
+    rows = [scores[c * len(folds):(c + 1) * len(folds)] for c in range(len(configurations))]
     means = stack_scores(rows, prefix=True, min_length=LIBRE3_MAX + 1).mean(axis=1)  # configuration x k
     lowest = LIBRE3_MAX if libre3 == "fixed" else 1
     return {"libre": float(means[:, 1:].max()), "libre 3": float(means[:, lowest:LIBRE3_MAX + 1].max())}
@@ -380,7 +391,7 @@ BASELINE_GRIDS = {
 LARGE_RF_GRID = {"max_depth": [5, 10, 20, None], "n_estimators": [20, 50], "max_features": ["sqrt"]}
 
 
-def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.ndarray]:
+def baselines(prepared: Prepared, large: bool, n_jobs: int) -> dict[str, np.ndarray]:
     """Test F1 per outer fold of scikit-learn's decision tree and random forest, each tuned by
     ``GridSearchCV`` (F1 of the positive class) on the same outer training rows as LIBRE (same
     splits, same ``max_train`` subsample, same positive class), with categorical features one-hot
@@ -394,20 +405,15 @@ def baselines(config: dict[str, Any], large: bool, n_jobs: int) -> dict[str, np.
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
     from sklearn.tree import DecisionTreeClassifier
 
-    resolved = load_config(config)
-    dataset = resolved.datasets[0]
-    protocol = resolved.protocol.for_dataset(dataset)  # as the runner splits it
-    X, y = dataset.load()
-    target = (y == _positive(dataset, y)).to_numpy().astype(int)
-    encoded = pd.get_dummies(X, dummy_na=False).to_numpy(dtype=float)
-    tune = config["methods"][0]["tune"]
+    target = (prepared.y == prepared.positive).to_numpy().astype(int)
+    encoded = pd.get_dummies(prepared.X, dummy_na=False).to_numpy(dtype=float)
+    tune = prepared.method.tune
     models = {"dt": (DecisionTreeClassifier(random_state=SEED), BASELINE_GRIDS["dt"]),
               "rf": (RandomForestClassifier(random_state=SEED), LARGE_RF_GRID if large else BASELINE_GRIDS["rf"])}
     scores: dict[str, list[float]] = {name: [] for name in models}
-    for train, test in protocol.splits(y):
-        train = protocol.subsample(train, y, dataset.max_train)
-        inner = [split for r in range(tune["inner_repeats"])
-                 for split in StratifiedKFold(tune["inner_folds"], shuffle=True, random_state=SEED + r).split(
+    for train, test in prepared.folds:
+        inner = [split for r in range(tune.inner_repeats)
+                 for split in StratifiedKFold(tune.inner_folds, shuffle=True, random_state=SEED + r).split(
                      encoded[train], target[train])]
         for name, (model, grid) in models.items():
             search = GridSearchCV(model, grid, scoring="f1", cv=inner, n_jobs=n_jobs)
@@ -596,18 +602,19 @@ def main(argv: list[str] | None = None) -> int:
         note = ""
         if dataset.large:
             note = f" ({'all' if args.large_train is None else args.large_train} train rows/fold)"
-        peeked = oracle(config, args.n_jobs, args.libre3) if args.oracle else {}
+        prepared = prepare(config)
+        peeked = oracle(prepared, args.n_jobs, args.libre3) if args.oracle else {}
         for label in LABELS:
             rows.append(summarize(dataset, label, results[results["method"] == label], note, peeked.get(label)))
             log(rows[-1])
         if args.baselines:
-            for name, f1 in baselines(config, dataset.large, args.n_jobs).items():
+            for name, f1 in baselines(prepared, dataset.large, args.n_jobs).items():
                 rows.append(baseline_row(dataset, name, f1, note, args.oracle))
                 log(rows[-1])
-        alpha_same = alpha_premise(config) if args.conflicts == "strict" else "n/a (majority)"
+        alpha_same = alpha_premise(prepared) if args.conflicts == "strict" else "n/a (majority)"
         lines = choices(results)
         log("\n".join(f"  {dataset.name} {line}" for line in lines))
-        positive = positive_of(config)
+        positive = prepared.positive
         paper = f"none ({dataset.note})" if dataset.paper is None else f"{dataset.paper!r}"
         details.append(f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
                        f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"

@@ -135,7 +135,7 @@ def test_baselines_are_tuned_on_the_runners_training_rows_and_positive_class(ben
     monkeypatch.setattr(GridSearchCV, "fit", recording_fit)
     monkeypatch.setattr(bench, "BASELINE_GRIDS", {"dt": {"max_depth": [2, None]},
                                                   "rf": {"max_depth": [2], "n_estimators": [10]}})
-    f1 = bench.baselines(config, large=False, n_jobs=1)
+    f1 = bench.baselines(bench.prepare(config), large=False, n_jobs=1)
     resolved = bench.load_config(config)
     spec = resolved.datasets[0]
     X, y = spec.load()
