@@ -8,12 +8,13 @@ import io
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import f1_score
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold
 
 import optrules
@@ -517,7 +518,8 @@ def test_run_command_writes_outputs_and_reports_errors(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 
 from optrules.experiments.tune import (  # noqa: E402  (kept beside the tests that use them)
-    InnerTask, TuneSpec, choose, inner_scores, inner_splits, score_matrix, stack_scores, tune_tasks)
+    InnerTask, TuneSpec, choose, confusion_counts, inner_scores, inner_splits, metric_of_counts, parse_tune,
+    stack_scores, tune_tasks)
 from optrules.registry import METHODS, make_estimator  # noqa: E402
 
 
@@ -579,6 +581,16 @@ def test_min_prefix_leaves_out_smaller_k_and_pads_fits_with_fewer_rules():
     assert (choice.configuration, choice.k, choice.score, choice.best) == ({"a": 2}, 5, 0.75, 0.75)
 
 
+def test_pooling_is_validated_and_round_trips():
+    libre = tuned_config()["methods"][0]
+    spec = parse_tune({**libre["tune"], "pooling": "pooled"}, "libre", libre["params"])
+    assert spec.pooling == "pooled" and spec.to_dict()["pooling"] == "pooled"
+    assert parse_tune(spec.to_dict(), "libre", libre["params"]) == spec
+    assert "pooling" not in parse_tune(libre["tune"], "libre", libre["params"]).to_dict()  # the default, "mean"
+    with pytest.raises(ValueError, match=r"pooling must be one of \['mean', 'pooled'\], got 'sum'"):
+        parse_tune({**libre["tune"], "pooling": "sum"}, "libre", libre["params"])
+
+
 def test_selection_with_a_cap_of_one_rule_and_without_prefix_scoring():
     choice = choose(hand_spec(max_prefix=1, prefer=("max_rules",)), hand_scores())
     assert (choice.configuration, choice.k, choice.score, choice.best, choice.se) == ({"a": 2}, 1, 0.6875, 0.6875, 0)
@@ -632,17 +644,81 @@ def test_stacked_prefix_scores_pad_short_fits_with_their_full_rule_set():
     assert stack_scores([[np.array([0.3]), np.array([0.5])]], prefix=False).tolist() == [[[0.3], [0.5]]]
 
 
-def test_score_matrix_agrees_with_scikit_learn():
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score
+SKLEARN_METRICS = {"f1": lambda t, p: f1_score(t, p, zero_division=0.0),
+                   "accuracy": accuracy_score, "balanced_accuracy": balanced_accuracy_score}
 
+
+def test_metrics_of_confusion_counts_agree_with_scikit_learn():
     rng = np.random.default_rng(0)
     truth = rng.random(40) < 0.3
     predicted = rng.random((40, 5)) < 0.4
     predicted[:, 0] = False  # nothing predicted positive: F1 0
-    for metric, reference in (("f1", lambda t, p: f1_score(t, p, zero_division=0.0)),
-                              ("accuracy", accuracy_score), ("balanced_accuracy", balanced_accuracy_score)):
+    counts = confusion_counts(predicted, truth)
+    assert counts.shape == (5, 4) and (counts.sum(axis=1) == 40).all()
+    for metric, reference in SKLEARN_METRICS.items():
         expected = [reference(truth, predicted[:, j]) for j in range(5)]
-        assert score_matrix(predicted, truth, metric) == pytest.approx(expected), metric
+        assert metric_of_counts(counts, metric) == pytest.approx(expected), metric
+    # a fold with one class only: balanced accuracy is that class's rate, as scikit-learn's (which warns)
+    negatives_only = np.zeros(40, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = [balanced_accuracy_score(negatives_only, predicted[:, j]) for j in range(5)]
+    assert metric_of_counts(confusion_counts(predicted, negatives_only), "balanced_accuracy") == pytest.approx(expected)
+
+
+def test_pooled_counts_score_the_concatenated_validation_splits():
+    """Summed confusion counts give the metric of all validation predictions put together, which
+    differs from the mean of the per-split metrics."""
+    rng = np.random.default_rng(3)
+    truths = [rng.random(n) < 0.3 for n in (17, 23, 9)]
+    predictions = [rng.random(len(t)) < 0.4 for t in truths]
+    pooled = sum(confusion_counts(p, t) for p, t in zip(predictions, truths))
+    for metric, reference in SKLEARN_METRICS.items():
+        everything = reference(np.concatenate(truths), np.concatenate(predictions))
+        assert metric_of_counts(pooled, metric)[0] == pytest.approx(everything), metric
+    per_split = np.mean([SKLEARN_METRICS["f1"](t, p) for t, p in zip(truths, predictions)])
+    assert abs(metric_of_counts(pooled, "f1")[0] - per_split) > 1e-3
+
+
+def reference_pooled_selection(predictions: list[list[list[np.ndarray]]], truths: list[np.ndarray],
+                               metric: str) -> tuple[int, int, float, float]:
+    """Pooled selection written out with scikit-learn on concatenated predictions: (configuration, k,
+    score, SE) of the fewest-rules candidate within one jackknife SE of the best pooled score;
+    ``predictions[c][s][k]`` is configuration c's prediction on split s with its first k + 1 rules."""
+    n_splits = len(truths)
+    score_of = SKLEARN_METRICS[metric]
+
+    def pooled(c: int, k: int, splits: range | list[int]) -> float:
+        return score_of(np.concatenate([truths[s] for s in splits]),
+                        np.concatenate([predictions[c][s][k] for s in splits]))
+
+    candidates = [(c, k) for c in range(len(predictions)) for k in range(len(predictions[0][0]))]
+    scores = {(c, k): pooled(c, k, range(n_splits)) for c, k in candidates}
+    best = max(scores.values())
+    c_best, k_best = next(candidate for candidate in candidates if scores[candidate] == best)
+    left_out = np.array([pooled(c_best, k_best, [t for t in range(n_splits) if t != s]) for s in range(n_splits)])
+    se = float(np.sqrt((n_splits - 1) / n_splits * ((left_out - left_out.mean()) ** 2).sum()))
+    near = sorted((k, -scores[c, k], c) for c, k in candidates if scores[c, k] >= best - se - 1e-12)
+    k, negative_score, c = near[0]
+    return c, k + 1, -negative_score, se
+
+
+@pytest.mark.parametrize("metric", ["f1", "balanced_accuracy"])
+def test_pooled_selection_equals_scikit_learn_on_concatenated_predictions(metric):
+    rng = np.random.default_rng(11)
+    spec = TuneSpec(grid=(("a", tuple(range(4))),), inner_folds=3, prefix="max_rules",
+                    prefer=("max_rules", "-score"), pooling="pooled", metric=metric)
+    for trial in range(40):
+        truths = [rng.random(n) < 0.35 for n in (11, 12, 12)]
+        predictions = [[[rng.random(len(t)) < rng.uniform(0.2, 0.6) for _ in range(3)] for t in truths]
+                       for _ in range(4)]
+        counts = np.array([[[np.full(4, np.nan)] + [confusion_counts(p, t)[0] for p in split]  # k = 0 unused
+                            for split, t in zip(configuration, truths)] for configuration in predictions])
+        counts[:, :, 0] = counts[:, :, 1]
+        choice = choose(spec, counts)
+        c, k, score, se = reference_pooled_selection(predictions, truths, metric)
+        assert (choice.configuration["a"], choice.k) == (c, k), trial
+        assert (choice.score, choice.se) == pytest.approx((score, se)), trial
 
 
 PREFIX_METHODS = sorted(name for name, method in METHODS.items() if method.prefix is not None)
@@ -794,6 +870,25 @@ def test_fixed_k_by_min_prefix_shares_the_inner_fits_and_refits_max_rules_k():
     for task in chosen:
         assert task.method.params["max_rules"] == 2 and task.tuned["tune.max_rules"] == 2
         assert task.tuned["tune.score"] == task.tuned["tune.best"]  # select = "best"
+
+
+def test_pooled_tuning_scores_the_chosen_candidate_on_all_validation_rows_together():
+    """With pooling = "pooled" the inner fits return confusion counts, and the chosen candidate's
+    tune.score is the F1 of its refits' predictions on all inner validation splits put together."""
+    libre = tuned_config()["methods"][0]
+    pooled = {**libre, "label": "libre pooled", "tune": {**libre["tune"], "pooling": "pooled"}}
+    tasks, fitted, resolved = tune_on_haberman([pooled])
+    assert fitted and all(task.counts for task in fitted)
+    assert all(inner_scores(task).shape[1:] == (4,) for task in fitted[:3])
+    for task in resolved:
+        params = {**task.method.params}
+        predictions, truths = [], []
+        for train, valid in inner_splits(task.y_train, 2, 1, 2):
+            model = make_estimator("libre", **params).fit(task.X_train.iloc[train], task.y_train.iloc[train])
+            predictions.append(model.predict(task.X_train.iloc[valid]) == "died_within_5y")
+            truths.append(task.y_train.iloc[valid].to_numpy() == "died_within_5y")
+        assert task.tuned["tune.score"] == pytest.approx(f1_score(np.concatenate(truths), np.concatenate(predictions)))
+        assert task.tuned["tune.best"] - task.tuned["tune.se"] - 1e-12 <= task.tuned["tune.score"]
 
 
 def test_identical_inner_fits_of_two_methods_run_once():

@@ -195,7 +195,7 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
     datasets = [bench.find_dataset("my data", tmp_path), bench.find_dataset("adult", None)]
     for argv in ([], ["--conflicts", "strict", "--inner-folds", "4"], ["--max-features", "3", "--max-intervals", "none"],
                  ["--large-train", "4000", "--large-estimators", "5", "--libre3", "tuned", "--top-k", "200",
-                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3"]):
+                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3", "--pooling", "pooled"]):
         args = bench.parse_args(["--datasets", "my data", "adult", "--data-dir", str(tmp_path), *argv])
         words = shlex.split(bench.command_of(args, datasets, tmp_path))
         assert words[:2] == ["python", "benchmarks/libre_paper.py"]
@@ -203,6 +203,8 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
         assert again.datasets == ["my data", "adult"] and again.data_dir == tmp_path
         for dataset in datasets:
             assert bench.experiment(again, dataset) == bench.experiment(args, dataset)
+    pooled = bench.parse_args(["--pooling", "pooled"])
+    assert [m["tune"]["pooling"] for m in bench.experiment(pooled, datasets[1])["methods"]] == ["pooled", "pooled"]
 
 
 def test_only_the_full_default_run_writes_the_main_results_file(bench, tmp_path):

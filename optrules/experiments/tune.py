@@ -11,6 +11,7 @@ A method with a ``tune`` table is tuned anew on every outer training fold, from 
     inner_repeats = 1        # repeated k-fold: repeat r shuffles with seed + r (default 1)
     metric = "f1"            # or "accuracy", "balanced_accuracy" (positive class vs the rest)
     select = "one-se"        # or "best", or a number: a fixed tolerance on the inner score
+    pooling = "mean"         # or "pooled": the metric of the confusion counts summed over the splits
     prefix = "max_rules"     # optional: score every greedy prefix of a fit as the model max_rules = k
     max_prefix = 3           # optional: k <= 3
     min_prefix = 3           # optional: k >= 3 (with max_prefix = 3: exactly the model max_rules = 3)
@@ -33,20 +34,26 @@ Semantics, for one outer fold:
    set. k = 0 (no rule) is not a model. ``min_prefix = max_prefix = m`` scores the single model
    ``max_rules = m`` (at most m rules, fewer where the greedy stops earlier) from the shared fits. Without ``prefix`` the
    candidates are the configurations.
-3. The mean inner score of each candidate; ``best`` is the highest mean (the first in grid order,
-   then smallest k, among equal ones); SE is the sample standard deviation of the best's inner scores
-   over sqrt(inner_folds x inner_repeats) (every validation split counted, as the usual one-SE rule
-   on repeated cross-validation does; the splits of different repeats are not independent). The near-ties are the candidates whose mean is at least best - margin
+3. The inner score of each candidate (``pooling``): "mean", the mean of its scores on the validation
+   splits; or "pooled", the metric of its confusion counts summed over the validation splits
+   (Forman and Scholz 2010 show that on small folds with few positives the mean of per-fold F1 is
+   biased low and noisy, and recommend pooled counts). ``best`` is the highest score (the first in
+   grid order, then smallest k, among equal ones). Its SE: with "mean", the sample standard
+   deviation of the best's split scores over sqrt(inner_folds x inner_repeats); with "pooled", the
+   jackknife standard error over the splits (the pooled score with one split's counts left out,
+   sqrt((n - 1) / n x sum of squared deviations)). Every validation split is counted, as the usual
+   one-SE rule on repeated cross-validation does; the splits of different repeats are not
+   independent. The near-ties are the candidates whose score is at least best - margin
    (``select``: "one-se": margin SE, the one-standard-error rule; "best": 0; a number: that margin),
    with 1e-12 of slack for rounding. The chosen candidate is the first near-tie in ``prefer`` order:
-   each key a grid parameter, the ``prefix`` parameter (k) or ``score`` (the mean inner score),
+   each key a grid parameter, the ``prefix`` parameter (k) or ``score`` (the inner score),
    ascending or, with a leading "-", descending; then grid order, then the smaller k.
 4. The outer fit uses the chosen configuration (and ``prefix=k``) on the whole outer training fold
    and is scored on the outer test fold like any other fit.
 
 The rows of a tuned method record the choice in columns ``tune.<parameter>`` (each grid parameter,
-and the prefix parameter), ``tune.score`` (the chosen candidate's mean inner score), ``tune.best``
-(the best mean), ``tune.se`` (the best's SE), ``tune.ties`` (the candidates among the near-ties that
+and the prefix parameter), ``tune.score`` (the chosen candidate's inner score), ``tune.best``
+(the best score), ``tune.se`` (the best's SE), ``tune.ties`` (the candidates among the near-ties that
 the ``prefer`` keys do not separate from the chosen one, itself included: those decided by grid
 order, then the smaller k) and ``tune.failed`` (configurations left out because an inner fit raised,
 with the method's ``on_error = "record"``; with "raise" such a fit stops the run).
@@ -77,20 +84,23 @@ from optrules.registry import METHODS, get_method, make_estimator
 if TYPE_CHECKING:  # run.py imports this module
     from optrules.experiments.run import Task
 
-__all__ = ["METRICS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
-           "inner_splits", "parse_tune", "score_matrix", "stack_scores", "tune_tasks"]
+__all__ = ["METRICS", "POOLINGS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
+           "inner_splits", "parse_tune", "confusion_counts", "metric_of_counts", "stack_scores", "tune_tasks"]
 
 #: Inner scores a tune step can maximise, all of the positive class against the rest.
 METRICS = ("f1", "accuracy", "balanced_accuracy")
 #: Named ``select`` rules; a number is a fixed tolerance.
 SELECT_RULES = ("one-se", "best")
+#: How a candidate's validation splits make its inner score: the mean of their scores, or the score
+#: of their pooled confusion counts.
+POOLINGS = ("mean", "pooled")
 #: Prefix of the result-table columns recording a tuned method's choice.
 TUNE_PREFIX = "tune."
-#: The ``prefer`` key naming the mean inner score.
+#: The ``prefer`` key naming the inner score.
 SCORE_KEY = "score"
 _SLACK = 1e-12
 _KEYS = {"grid", "inner_folds", "inner_repeats", "metric", "select", "prefix", "max_prefix", "min_prefix",
-         "prefer"}
+         "prefer", "pooling"}
 
 
 @dataclass(frozen=True)
@@ -106,6 +116,7 @@ class TuneSpec:
     prefer: tuple[str, ...] = ()
     inner_repeats: int = 1
     min_prefix: int | None = None
+    pooling: str = "mean"
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -129,6 +140,8 @@ class TuneSpec:
             entry["prefer"] = list(self.prefer)
         if self.inner_repeats != 1:
             entry["inner_repeats"] = self.inner_repeats
+        if self.pooling != "mean":
+            entry["pooling"] = self.pooling
         return entry
 
 
@@ -161,6 +174,9 @@ def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
     numeric = isinstance(select, numbers.Real) and not isinstance(select, bool)
     if not (select in SELECT_RULES or (numeric and math.isfinite(select) and select >= 0)):
         raise ValueError(f"tune: select must be 'one-se', 'best' or a tolerance >= 0, got {select!r}")
+    pooling = raw.get("pooling", "mean")
+    if pooling not in POOLINGS:
+        raise ValueError(f"tune: pooling must be one of {list(POOLINGS)}, got {pooling!r}")
     prefix = _prefix(raw.get("prefix"), method, params, grid)
     bounds = {}
     for key in ("max_prefix", "min_prefix"):
@@ -176,7 +192,7 @@ def parse_tune(raw: Any, method: str, params: Mapping[str, Any]) -> TuneSpec:
         raise ValueError(f"tune: min_prefix {bounds['min_prefix']} exceeds max_prefix {bounds['max_prefix']}")
     prefer = _prefer(raw.get("prefer", []), grid, prefix)
     return TuneSpec(grid, int(inner_folds), metric, float(select) if numeric else select, prefix,
-                    bounds["max_prefix"], prefer, int(inner_repeats), bounds["min_prefix"])
+                    bounds["max_prefix"], prefer, int(inner_repeats), bounds["min_prefix"], pooling)
 
 
 def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
@@ -274,52 +290,63 @@ class InnerTask:
     metric: str
     prefix: bool
     record_errors: bool = False  #: the method's ``on_error = "record"``: a failed fit scores NaN
+    counts: bool = False  #: return confusion counts (``pooling = "pooled"``) instead of scores
 
 
-def score_matrix(predicted: np.ndarray, truth: np.ndarray, metric: str) -> np.ndarray:
-    """``metric`` of every column of ``predicted`` (samples x models, True = positive) against ``truth``.
-
-    F1 is ``2 TP / (predicted positives + positives)`` (0 when both are 0); balanced accuracy is the
-    mean of the true positive and true negative rates (a class absent from ``truth`` is left out).
-    """
+def confusion_counts(predicted: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """(models x 4) counts TP, FP, FN, TN of every column of ``predicted`` (samples x models,
+    True = positive) against ``truth``."""
     predicted = np.asarray(predicted, dtype=bool).reshape(len(truth), -1)
-    truth = np.asarray(truth, dtype=bool)
-    hits = predicted & truth[:, None]
+    truth = np.asarray(truth, dtype=bool)[:, None]
+    return np.stack([(predicted & truth).sum(axis=0), (predicted & ~truth).sum(axis=0),
+                     (~predicted & truth).sum(axis=0), (~predicted & ~truth).sum(axis=0)], axis=-1)
+
+
+def metric_of_counts(counts: np.ndarray, metric: str) -> np.ndarray:
+    """``metric`` from confusion counts whose last axis is (TP, FP, FN, TN).
+
+    F1 is ``2 TP / (2 TP + FP + FN)`` (0 when that is 0/0); balanced accuracy is the mean of the true
+    positive and true negative rates (a class absent from the counts is left out).
+    """
+    tp, fp, fn, tn = np.moveaxis(np.asarray(counts, dtype=float), -1, 0)
     if metric == "f1":
-        denominator = predicted.sum(axis=0) + truth.sum()
-        return np.where(denominator > 0, 2 * hits.sum(axis=0) / np.maximum(denominator, 1), 0.0)
+        denominator = 2 * tp + fp + fn
+        return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 0.0)
     if metric == "accuracy":
-        return (predicted == truth[:, None]).mean(axis=0)
-    rates = []
-    if truth.any():
-        rates.append(hits.sum(axis=0) / truth.sum())
-    if not truth.all():
-        rates.append((~predicted & ~truth[:, None]).sum(axis=0) / (~truth).sum())
-    return np.mean(rates, axis=0)
+        return (tp + tn) / (tp + fp + fn + tn)
+    positives, negatives = tp + fn, fp + tn
+    rates = (np.where(positives > 0, tp / np.maximum(positives, 1), 0.0)
+             + np.where(negatives > 0, tn / np.maximum(negatives, 1), 0.0))
+    return rates / ((positives > 0).astype(float) + (negatives > 0))
 
 
 def inner_scores(task: InnerTask) -> np.ndarray:
     """Fit and score one inner task: with prefix scoring, the score of every prefix k = 0 .. K of the
-    fitted rules (index k: the first k rules); otherwise a single score, the model's. A fit that
-    raises stops the run with a FitError, or, with ``record_errors``, scores NaN (its configuration
-    is then not a candidate, :func:`choose`) and the message goes back in a warning."""
+    fitted rules (index k: the first k rules); otherwise a single score, the model's. With
+    ``task.counts`` each score is a row of confusion counts instead (:func:`confusion_counts`). A fit
+    that raises stops the run with a FitError, or, with ``record_errors``, scores NaN (its
+    configuration is then not a candidate, :func:`choose`) and the message goes back in a warning."""
+    def scored(predicted: np.ndarray) -> np.ndarray:
+        counts = confusion_counts(predicted, truth)
+        return counts if task.counts else metric_of_counts(counts, task.metric)
+
     X_train, y_train = task.X.iloc[task.train], task.y.iloc[task.train]
     X_valid, truth = task.X.iloc[task.valid], task.y.iloc[task.valid].to_numpy() == task.positive
     try:
         estimator = clone(task.estimator).fit(X_train, y_train)
         if not task.prefix:
-            return score_matrix(estimator.predict(X_valid) == task.positive, truth, task.metric)
+            return scored(estimator.predict(X_valid) == task.positive)
         ruleset = estimator.ruleset_
         fires = ruleset.covers(X_valid) if ruleset.n_rules else np.zeros((len(X_valid), 0), dtype=bool)
     except Exception as error:
         message = f"{task.where}: {type(error).__name__}: {error}"
         if task.record_errors:
             warnings.warn(f"inner fit failed, its configuration is not a candidate: {message}", stacklevel=2)
-            return np.array([np.nan])
+            return np.full((1, 4), np.nan) if task.counts else np.array([np.nan])
         raise FitError(message) from error
     prefixes = np.logical_or.accumulate(fires, axis=1)
     prefixes = np.concatenate([np.zeros((len(X_valid), 1), dtype=bool), prefixes], axis=1)
-    return score_matrix(prefixes, truth, task.metric)
+    return scored(prefixes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -355,15 +382,15 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
 
     ``scores`` is (configurations x inner folds x prefixes): entry [c, s, k] the score on inner split
     s of configuration c cut to its first k rules (k = 0 .. K; a fit with fewer rules repeats its
-    last score). Without prefix scoring the last axis has length 1: the model itself. A configuration
-    with a failed inner fit (NaN scores, ``on_error = "record"``) is not a candidate; when every one
-    failed there is nothing to choose from, a ValueError.
+    last score). Without prefix scoring the third axis has length 1: the model itself. With
+    ``spec.pooling == "pooled"`` each entry is the split's confusion counts (TP, FP, FN, TN), a
+    fourth axis of length 4. A configuration with a failed inner fit (NaN, ``on_error = "record"``)
+    is not a candidate; when every one failed there is nothing to choose from, a ValueError.
     """
     configurations = spec.configurations()
-    failed = np.isnan(scores).any(axis=(1, 2))
+    failed = np.isnan(scores).reshape(len(scores), -1).any(axis=1)
     if failed.all():
         raise ValueError("every configuration of the grid failed in an inner fit")
-    n_folds = scores.shape[1]
     if spec.prefix is not None:
         lowest = spec.min_prefix or 1
         if scores.shape[2] <= lowest:  # every fit has fewer rules than min_prefix: each is its whole set
@@ -371,19 +398,21 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
             scores = np.concatenate([scores, pad], axis=2)
         if spec.max_prefix is not None:
             scores = scores[:, :, :spec.max_prefix + 1]
-        mean = scores.mean(axis=1)
-        mean[:, :lowest] = -np.inf  # k = 0 (no rule) is not a model; nor is k < min_prefix
+    if spec.pooling == "pooled":
+        score = metric_of_counts(scores.sum(axis=1), spec.metric)
     else:
-        mean = scores.mean(axis=1)
-    mean[failed] = -np.inf
-    best = np.unravel_index(np.argmax(mean), mean.shape)
-    se = float(scores[best[0], :, best[1]].std(ddof=1) / np.sqrt(n_folds))
+        score = scores.mean(axis=1)
+    if spec.prefix is not None:
+        score[:, :lowest] = -np.inf  # k = 0 (no rule) is not a model; nor is k < min_prefix
+    score[failed] = -np.inf
+    best = np.unravel_index(np.argmax(score), score.shape)
+    se = standard_error(scores[best[0], :, best[1]], spec)
     margin = {"one-se": se, "best": 0.0}.get(spec.select, spec.select)
-    near = [(int(c), int(k)) for c, k in np.argwhere(mean >= mean[best] - float(margin) - _SLACK)]
+    near = [(int(c), int(k)) for c, k in np.argwhere(score >= score[best] - float(margin) - _SLACK)]
 
     def key_of(name: str) -> Callable[[tuple[int, int]], Any]:
         if name == SCORE_KEY:
-            return lambda candidate: mean[candidate]
+            return lambda candidate: score[candidate]
         if name == spec.prefix:
             return lambda candidate: candidate[1]
         return lambda candidate: _sort_key(configurations[candidate[0]][name])
@@ -395,8 +424,19 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
     keys = [key_of(key.removeprefix("-")) for key in spec.prefer]
     ties = sum(1 for candidate in ordered if all(k(candidate) == k(chosen) for k in keys))
     c, k = chosen
-    return Choice(configurations[c], k if spec.prefix is not None else None, float(mean[c, k]),
-                  float(mean[best]), se, ties, int(failed.sum()))
+    return Choice(configurations[c], k if spec.prefix is not None else None, float(score[c, k]),
+                  float(score[best]), se, ties, int(failed.sum()))
+
+
+def standard_error(splits: np.ndarray, spec: TuneSpec) -> float:
+    """The standard error of one candidate's inner score from its validation ``splits`` (scores, or
+    confusion counts with ``pooling = "pooled"``): the sample standard deviation over sqrt(splits) of
+    the mean; the jackknife over splits of the pooled score (each split's counts left out in turn)."""
+    n = len(splits)
+    if spec.pooling != "pooled":
+        return float(splits.std(ddof=1) / np.sqrt(n))
+    left_out = metric_of_counts(splits.sum(axis=0) - splits, spec.metric)
+    return float(np.sqrt((n - 1) / n * ((left_out - left_out.mean()) ** 2).sum()))
 
 
 def _cell(value: Any) -> Any:
@@ -447,12 +487,12 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
             for s, (train, valid) in enumerate(splits):
                 record = task.method.execution.on_error == "record"
                 key = json.dumps([task.dataset, task.fold, spec.inner_folds, s, task.method.name, spec.metric,
-                                  spec.prefix, record, sorted(params.items())], default=repr)
+                                  spec.pooling, spec.prefix, record, sorted(params.items())], default=repr)
                 if key not in unique:
                     where = f"{task.method.label} on {task.dataset}, fold {task.fold}, inner split {s}, {configuration}"
                     unique[key] = InnerTask(where, make_estimator(task.method.name, **params), task.X_train,
                                             task.y_train, train, valid, task.positive, spec.metric,
-                                            spec.prefix is not None, record)
+                                            spec.prefix is not None, record, spec.pooling == "pooled")
                 row.append(key)
             keys.append(row)
         plans.append((index, keys))
@@ -478,11 +518,11 @@ def tune_tasks(tasks: Sequence[Task], seed: int, fit: Callable[[Iterable[InnerTa
 
 
 def stack_scores(rows: list[list[np.ndarray]], prefix: bool, min_length: int = 2) -> np.ndarray:
-    """(configurations x folds x prefixes) from the inner score vectors; with prefix scoring each is
-    padded with its last score to the longest, at least ``min_length`` (default: k = 0 and k = 1; an
-    empty model scores k = 1 as its k = 0)."""
+    """(configurations x folds x prefixes) from the inner score vectors (x 4 from confusion counts,
+    rows of 4); with prefix scoring each is padded with its last score to the longest, at least
+    ``min_length`` (default: k = 0 and k = 1; an empty model scores k = 1 as its k = 0)."""
     length = max(min_length, max(len(v) for row in rows for v in row)) if prefix else 1
-    stacked = np.empty((len(rows), len(rows[0]), length))
+    stacked = np.empty((len(rows), len(rows[0]), length, *np.shape(rows[0][0])[1:]))
     for c, row in enumerate(rows):
         for s, values in enumerate(row):
             stacked[c, s, :len(values)] = values
