@@ -53,6 +53,27 @@ def test_every_paper_dataset_has_its_row_and_common_file_names_find_it(bench):
         assert row["libre 3"]["rules"][0] <= 3.0
 
 
+def test_heart_is_read_with_the_papers_types_and_the_other_paper_datasets_as_bundled(bench):
+    """The paper's rules treat heart's number of major vessels as a number (an interval, Figure 14):
+    the benchmark reads the bundled file with that column numeric and every other column as bundled."""
+    import optrules
+    from optrules.experiments import load_config
+
+    heart = bench.find_dataset("heart_statlog", None)
+    assert heart.paper == "heart" and heart.entry["positive"] == "presence" and not heart.from_data_dir
+    X, y = load_config({"datasets": [heart.entry], "methods": [{"name": "libre"}]}).datasets[0].load()
+    bundled_X, bundled_y = optrules.load("heart_statlog")
+    assert list(X.columns) == list(bundled_X.columns) and (y == bundled_y).all()
+    assert bundled_X["number_of_major_vessels"].dtype == "category"
+    assert X["number_of_major_vessels"].dtype == "float64"
+    assert sorted(X["number_of_major_vessels"].unique()) == [0.0, 1.0, 2.0, 3.0]
+    for column in X.columns.drop("number_of_major_vessels"):
+        assert (X[column].dtype.name == "category") == (bundled_X[column].dtype.name == "category"), column
+        assert (X[column].astype(str) == bundled_X[column].astype(str)).all(), column
+    for name in ("tic_tac_toe", "wisconsin", "australian", "pima", "haberman", "adult"):
+        assert bench.find_dataset(name, None).entry == {"name": name}
+
+
 def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(bench, tmp_path):
     write_csv(tmp_path / "transfusion.csv.gz", 748, ("yes", "no"))
     pd.read_csv(tmp_path / "transfusion.csv.gz").rename(columns={"class": "donated"}).to_csv(
