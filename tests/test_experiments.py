@@ -792,6 +792,20 @@ def test_a_failing_inner_fit_stops_the_run_or_drops_its_configuration_with_recor
         run(config([2.0, 3.0], "record"), verbose=False)
 
 
+@pytest.mark.parametrize("metric", ["f1", "balanced_accuracy"])
+def test_a_failed_configuration_is_dropped_with_pooled_counts_too(metric):
+    config = {"protocol": {"kind": "kfold", "folds": 2, "seed": 0}, "datasets": [{"name": "monk1"}],
+              "methods": [{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}, "on_error": "record",
+                           "tune": {"grid": {"alpha": [2.0, 0.5]}, "inner_folds": 2, "pooling": "pooled",
+                                    "metric": metric}}]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no arithmetic on the failed configuration's NaNs
+        with pytest.warns(UserWarning, match="inner fit failed"):
+            results = run(config, verbose=False)
+    assert (results["tune.alpha"] == 0.5).all() and (results["tune.failed"] == 1).all()
+    assert results["tune.score"].between(0, 1).all() and results["f1"].notna().all()
+
+
 def test_a_tuned_run_chooses_from_the_grid_and_its_row_is_the_direct_fit():
     config = load_config(tuned_config())
     resolved, outcomes = execute(config, verbose=False)
@@ -876,19 +890,26 @@ def test_pooled_tuning_scores_the_chosen_candidate_on_all_validation_rows_togeth
     """With pooling = "pooled" the inner fits return confusion counts, and the chosen candidate's
     tune.score is the F1 of its refits' predictions on all inner validation splits put together."""
     libre = tuned_config()["methods"][0]
-    pooled = {**libre, "label": "libre pooled", "tune": {**libre["tune"], "pooling": "pooled"}}
+    pooled = {**libre, "label": "libre pooled", "tune": {**libre["tune"], "pooling": "pooled", "inner_folds": 3}}
     tasks, fitted, resolved = tune_on_haberman([pooled])
     assert fitted and all(task.counts for task in fitted)
     assert all(inner_scores(task).shape[1:] == (4,) for task in fitted[:3])
+    checked_se = 0
     for task in resolved:
         params = {**task.method.params}
         predictions, truths = [], []
-        for train, valid in inner_splits(task.y_train, 2, 1, 2):
+        for train, valid in inner_splits(task.y_train, 3, 1, 2):
             model = make_estimator("libre", **params).fit(task.X_train.iloc[train], task.y_train.iloc[train])
             predictions.append(model.predict(task.X_train.iloc[valid]) == "died_within_5y")
             truths.append(task.y_train.iloc[valid].to_numpy() == "died_within_5y")
         assert task.tuned["tune.score"] == pytest.approx(f1_score(np.concatenate(truths), np.concatenate(predictions)))
         assert task.tuned["tune.best"] - task.tuned["tune.se"] - 1e-12 <= task.tuned["tune.score"]
+        if task.tuned["tune.score"] == task.tuned["tune.best"]:  # the chosen one is the best: its SE, by jackknife
+            left_out = [f1_score(np.concatenate(truths[:s] + truths[s + 1:]),
+                                 np.concatenate(predictions[:s] + predictions[s + 1:])) for s in range(3)]
+            assert task.tuned["tune.se"] == pytest.approx(np.sqrt(2 / 3 * np.sum((left_out - np.mean(left_out)) ** 2)))
+            checked_se += 1
+    assert checked_se
 
 
 def test_identical_inner_fits_of_two_methods_run_once():

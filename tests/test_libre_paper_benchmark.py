@@ -74,6 +74,25 @@ def test_heart_is_read_with_the_papers_types_and_the_other_paper_datasets_as_bun
         assert bench.find_dataset(name, None).entry == {"name": name}
 
 
+def test_a_heart_csv_is_read_with_the_papers_types_whatever_its_manifest_says(bench, tmp_path):
+    import optrules
+
+    X, y = optrules.load("heart_statlog")
+    X.assign(**{"class": y}).to_csv(tmp_path / "heart_statlog.csv.gz", index=False)
+    categorical = optrules.datasets.info("heart_statlog")["categorical"]
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        [{"name": "heart_statlog", "file": "heart_statlog.csv.gz", "categorical": categorical}]))
+    by_path = bench.find_dataset(str(tmp_path / "heart_statlog.csv.gz"), None)
+    assert by_path.paper == "heart" and by_path.entry["positive"] == "presence"
+    assert by_path.entry["categorical"] == [c for c in categorical if c != "number_of_major_vessels"]
+    assert bench.find_dataset("heart_statlog", None).entry["categorical"] == by_path.entry["categorical"]
+    # a 200-row "heart" is not the paper's Heart (Table 6: 270 rows): it keeps its manifest's types
+    X.iloc[:200].assign(**{"class": y.iloc[:200]}).to_csv(tmp_path / "heart.csv.gz", index=False)
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        [{"name": "heart", "file": "heart.csv.gz", "categorical": categorical}]))
+    assert bench.find_dataset(str(tmp_path / "heart.csv.gz"), None).entry["categorical"] == categorical
+
+
 def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(bench, tmp_path):
     write_csv(tmp_path / "transfusion.csv.gz", 748, ("yes", "no"))
     pd.read_csv(tmp_path / "transfusion.csv.gz").rename(columns={"class": "donated"}).to_csv(

@@ -399,7 +399,8 @@ def choose(spec: TuneSpec, scores: np.ndarray) -> Choice:
         if spec.max_prefix is not None:
             scores = scores[:, :, :spec.max_prefix + 1]
     if spec.pooling == "pooled":
-        score = metric_of_counts(scores.sum(axis=1), spec.metric)
+        with np.errstate(invalid="ignore"):  # a failed configuration's NaN counts; it scores -inf below
+            score = metric_of_counts(scores.sum(axis=1), spec.metric)
     else:
         score = scores.mean(axis=1)
     if spec.prefix is not None:
