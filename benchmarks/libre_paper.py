@@ -648,6 +648,9 @@ def main(argv: list[str] | None = None) -> int:
         log("\n".join(f"  {dataset.name} {line}" for line in lines))
         positive = prepared.positive
         paper = f"none ({dataset.note})" if dataset.paper is None else f"{dataset.paper!r}"
+        numeric = [c for c in PAPER_NUMERIC.get(dataset.paper or "", ()) if c in prepared.X.columns]
+        if numeric:
+            paper += f" (read with the paper's types: {', '.join(numeric)} numeric)"
         details.append(f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
                        f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
                        f"  * grid: {grid_text(grid, args.top_k, args.random_state)}; "
