@@ -171,11 +171,6 @@ PAPER = {
 #: documentation (docs/methods/libre.md, "Column types").
 PAPER_NUMERIC = {"heart": ("number_of_major_vessels",)}
 
-
-def paper_categorical(paper: str | None, categorical: list[str]) -> list[str]:
-    """The categorical columns of a dataset checked against paper row ``paper``: ``categorical``
-    without the columns the paper reads as numbers (``PAPER_NUMERIC``)."""
-    return [column for column in categorical if column not in PAPER_NUMERIC.get(paper or "", ())]
 #: Other names of the paper's datasets (file names of common copies), normalised as by paper_row().
 ALIASES = {"heartstatlog": "heart", "statlogheart": "heart",
            "balancescale": "balance", "bankmarketing": "bank", "indianliverpatient": "ilpd",
@@ -233,6 +228,12 @@ def checked_row(name: str, n_rows: int) -> tuple[str | None, str]:
     if abs(n_rows - records) > RECORDS_TOLERANCE * records:
         return None, f"named like the paper's {paper!r} but {n_rows:,} rows against its {records:,}"
     return paper, ""
+
+
+def paper_categorical(paper: str | None, categorical: list[str]) -> list[str]:
+    """The categorical columns of a dataset checked against paper row ``paper``: ``categorical``
+    without the columns the paper reads as numbers (``PAPER_NUMERIC``)."""
+    return [column for column in categorical if column not in PAPER_NUMERIC.get(paper or "", ())]
 
 
 def find_dataset(spec: str, data_dir: Path | None) -> Dataset:

@@ -84,8 +84,9 @@ from optrules.registry import METHODS, get_method, make_estimator
 if TYPE_CHECKING:  # run.py imports this module
     from optrules.experiments.run import Task
 
-__all__ = ["METRICS", "POOLINGS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose", "inner_scores",
-           "inner_splits", "parse_tune", "confusion_counts", "metric_of_counts", "stack_scores", "tune_tasks"]
+__all__ = ["METRICS", "POOLINGS", "SELECT_RULES", "TUNE_PREFIX", "Choice", "InnerTask", "TuneSpec", "choose",
+           "confusion_counts", "inner_scores", "inner_splits", "metric_of_counts", "parse_tune", "stack_scores",
+           "tune_tasks"]
 
 #: Inner scores a tune step can maximise, all of the positive class against the rest.
 METRICS = ("f1", "accuracy", "balanced_accuracy")
