@@ -712,9 +712,9 @@ def test_pooled_selection_equals_scikit_learn_on_concatenated_predictions(metric
         truths = [rng.random(n) < 0.35 for n in (11, 12, 12)]
         predictions = [[[rng.random(len(t)) < rng.uniform(0.2, 0.6) for _ in range(3)] for t in truths]
                        for _ in range(4)]
-        counts = np.array([[[np.full(4, np.nan)] + [confusion_counts(p, t)[0] for p in split]  # k = 0 unused
-                            for split, t in zip(configuration, truths)] for configuration in predictions])
-        counts[:, :, 0] = counts[:, :, 1]
+        no_rule = [np.zeros(len(t), dtype=bool) for t in truths]  # k = 0 predicts nothing (not a candidate)
+        counts = np.array([[[confusion_counts(p, t)[0] for p in [none, *split]]
+                            for split, t, none in zip(configuration, truths, no_rule)] for configuration in predictions])
         choice = choose(spec, counts)
         c, k, score, se = reference_pooled_selection(predictions, truths, metric)
         assert (choice.configuration["a"], choice.k) == (c, k), trial
