@@ -1,0 +1,137 @@
+"""HiGHS on a :class:`~optrules.solvers.standard_form.StandardForm`: one ``passModel`` call, then run.
+
+The columns, bounds, integrality, the constraint matrix (column-wise) and, for a QP, the Hessian go
+into HiGHS together. The time limit HiGHS gets is what is left of the caller's deadline *after*
+loading, so loading counts against the limit; a deadline already passed means HiGHS does not run.
+At any stop HiGHS' own figures are read: the model status, whether the primal solution is feasible,
+and for a MIP the dual bound (``mip_dual_bound``, also at a time or node limit).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from optrules.solvers.output import silenced
+from optrules.solvers.report import Outcome, finite
+from optrules.solvers.standard_form import StandardForm
+
+__all__ = ["HIGHS_WORDS", "run_highs"]
+
+HIGHS_WORDS = {
+    "kOptimal": "optimal", "kInfeasible": "infeasible", "kUnbounded": "unbounded",
+    "kUnboundedOrInfeasible": "infeasible_or_unbounded", "kTimeLimit": "time_limit",
+    "kIterationLimit": "iteration_limit", "kSolutionLimit": "solution_limit",
+    "kObjectiveBound": "objective_limit", "kObjectiveTarget": "objective_limit",
+    "kInterrupt": "interrupted", "kMemoryLimit": "memory_limit", "kUnknown": "unknown",
+}
+
+
+def highs_word(status_name: str, info: Any = None, native: dict[str, Any] | None = None) -> str:
+    """HiGHS' model status name as a termination word.
+
+    HiGHS 1.16 has no node-limit status: ``mip_max_nodes`` stops it with ``kSolutionLimit``, told
+    apart here by the node count in ``info`` (HiGHS' info) against the ``native`` options."""
+    word = HIGHS_WORDS.get(status_name, f"error: HiGHS status {status_name}")
+    nodes = (native or {}).get("mip_max_nodes")
+    if word == "solution_limit" and info is not None and nodes is not None and info.mip_node_count >= nodes:
+        return "node_limit"
+    return word
+
+
+
+def _hessian(form: StandardForm, highspy: Any) -> Any:
+    """The objective's quadratic part as HiGHS' lower-triangular Hessian Q (objective c^T x + x^T Q x / 2)."""
+    import scipy.sparse as sp
+
+    n = form.n_cols
+    i, j, v = form.q_i, form.q_j, form.q_coef
+    rows, cols = np.maximum(i, j), np.minimum(i, j)
+    values = np.where(i == j, 2.0 * v, v)  # q x_i^2 = (2q) x_i^2 / 2;  q x_i x_j = (q x_i x_j + q x_j x_i) / 2
+    lower = sp.csc_matrix((values, (rows, cols)), shape=(n, n))
+    lower.sum_duplicates()
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = n
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = lower.indptr.astype(np.int32)
+    hessian.index_ = lower.indices.astype(np.int32)
+    hessian.value_ = lower.data.astype(np.float64)
+    return hessian
+
+
+def _load(form: StandardForm, highspy: Any) -> Any:
+    model = highspy.HighsModel()
+    lp = model.lp_
+    n, m = form.n_cols, form.A.shape[0]
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = form.c
+    lp.offset_ = form.constant
+    lp.col_lower_, lp.col_upper_ = form.col_lower, form.col_upper
+    lp.row_lower_, lp.row_upper_ = form.row_lower, form.row_upper
+    if form.maximize:
+        lp.sense_ = highspy.ObjSense.kMaximize
+    csc = form.A.tocsc()
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+    lp.a_matrix_.value_ = csc.data.astype(np.float64)
+    if form.is_mip:
+        kinds = np.where(form.integer, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous)
+        lp.integrality_ = kinds.tolist()
+    if form.q_coef.size:
+        model.hessian_ = _hessian(form, highspy)
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.passModel(model)
+    return highs
+
+
+def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_start: bool,
+              deadline: float | None, version: str) -> Outcome:
+    """Load ``form`` into HiGHS, run it until ``deadline`` (a ``time.perf_counter()`` value) at the
+    latest, and load the solution back into the form's variables when there is one."""
+    import highspy
+
+    began = time.perf_counter()
+    with silenced(verbose):
+        highs = _load(form, highspy)
+        if verbose:
+            highs.setOptionValue("output_flag", True)
+        for name, value in native.items():
+            if name != "time_limit" and highs.setOptionValue(name, value) == highspy.HighsStatus.kError:
+                return Outcome(f"error: HiGHS refused option {name}={value!r}", False, version=version,
+                               load_seconds=time.perf_counter() - began)
+        if warm_start:
+            start = form.start()
+            known = np.flatnonzero(~np.isnan(start))
+            if known.size:
+                highs.setSolution(int(known.size), known.astype(np.int32), start[known])
+        loaded = time.perf_counter()
+        limit = native.get("time_limit")
+        if deadline is not None:
+            limit = min(limit, deadline - loaded) if limit is not None else deadline - loaded
+        if limit is not None and limit <= 0:
+            return Outcome("time_limit", False, version=version, load_seconds=loaded - began, solve_seconds=0.0,
+                           time_limit=0.0, note="the time limit was reached while loading the model; HiGHS did not run")
+        if limit is not None:
+            highs.setOptionValue("time_limit", float(limit))
+        highs.run()
+        finished = time.perf_counter()
+    info = highs.getInfo()
+    termination = highs_word(highs.getModelStatus().name, info, native)
+    has_solution = info.primal_solution_status == 2 and termination not in ("infeasible", "unbounded",
+                                                                             "infeasible_or_unbounded")
+    objective = bound = None
+    note = ""
+    if has_solution:
+        x = np.asarray(highs.getSolution().col_value, dtype=float)
+        form.load(x)
+        objective = form.objective_at(x)
+    if form.is_mip:
+        bound = finite(info.mip_dual_bound)
+        if bound is None and termination != "optimal":
+            note = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)"
+    return Outcome(termination, has_solution, objective, bound, version, note, loaded - began,
+                   finished - loaded, limit)

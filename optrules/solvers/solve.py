@@ -1,0 +1,227 @@
+"""The entry point :func:`solve`: check the request, run the backend, judge its outcome honestly."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from typing import Any, Mapping
+
+from optrules.solvers.cvxpy_backend import run_cvxpy
+from optrules.solvers.highs import run_highs
+from optrules.solvers.options import check_unified, native_options
+from optrules.solvers.pyomo_environ import run_pyomo, run_pyomo_legacy
+from optrules.solvers.registry import Backend, SolverError, as_class, backend_for, version_string
+from optrules.solvers.report import GAP_EPS, Outcome, ProblemClass, SolveReport, Status, relative_gap
+from optrules.solvers.scip import run_scip
+from optrules.solvers.standard_form import compile_kernel, is_kernel_block
+
+__all__ = ["solve", "judge"]
+
+logger = logging.getLogger("optrules.solvers")
+
+#: Held during every solver call. Solver output is silenced by redirecting the process's file
+#: descriptors, which two threads cannot do at once (measured: two Pyomo/HiGHS solves in two threads
+#: fail), so solves in one process run one at a time; run processes (joblib's default backend,
+#: Dask workers) to solve in parallel.
+_SOLVE_LOCK = threading.RLock()
+
+_LIMITS = frozenset({"time_limit", "iteration_limit", "node_limit", "solution_limit", "memory_limit",
+                     "objective_limit", "restart_limit", "gap_limit", "interrupted"})
+_CONTINUOUS_CONVEX = frozenset({ProblemClass.LP, ProblemClass.QP})
+
+
+def _interface_of(model: Any) -> str:
+    """'pyomo' or 'cvxpy', without importing either library just to find out."""
+    cvxpy = sys.modules.get("cvxpy")
+    if cvxpy is not None and isinstance(model, cvxpy.Problem):
+        return "cvxpy"
+    block = sys.modules.get("pyomo.core.base.block")
+    if (block is not None and isinstance(model, block.BlockData)) or is_kernel_block(model):
+        return "pyomo"
+    raise SolverError("model must be a Pyomo model (pyomo.environ or pyomo.kernel) or a cvxpy Problem, "
+                      f"got {type(model).__name__}")
+
+
+def _check_model(model: Any, interface: str, problem_class: ProblemClass) -> bool:
+    """Refuse models that contradict their declaration before any solver sees them.
+
+    Returns True when the objective is maximised.
+    """
+    if is_kernel_block(model):
+        from pyomo.core.kernel.objective import IObjective, maximize
+        from pyomo.core.kernel.variable import IVariable
+
+        objectives = list(model.components(ctype=IObjective, active=True))
+        if len(objectives) != 1:
+            raise SolverError(f"a Pyomo model needs exactly one active Objective, found {len(objectives)}")
+        discrete = any(v.is_integer() for v in model.components(ctype=IVariable, active=None))
+        maximized = objectives[0].sense == maximize
+    elif interface == "pyomo":
+        import pyomo.environ as pyo
+
+        objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+        if len(objectives) != 1:
+            raise SolverError(f"a Pyomo model needs exactly one active Objective, found {len(objectives)}")
+        discrete = any(not v.is_continuous() for v in model.component_data_objects(pyo.Var, descend_into=True))
+        maximized = objectives[0].sense == pyo.maximize
+    else:
+        import cvxpy
+
+        discrete = model.is_mixed_integer()
+        maximized = isinstance(model.objective, cvxpy.Maximize)
+    if discrete and not problem_class.is_discrete:
+        raise SolverError(
+            f"the model has integer variables but problem_class is {problem_class.value}; "
+            "declare the mixed-integer class"
+        )
+    return maximized
+
+
+def judge(out: Outcome, problem_class: ProblemClass,
+          backend: Backend) -> tuple[Status, str, float | None, float | None]:
+    """Status, termination, gap and bound from a backend outcome. Never upgrades a limit to optimal."""
+    term, objective, bound = out.termination, out.objective, out.bound
+    if term == "infeasible":
+        return Status.INFEASIBLE, term, None, None
+    if term == "unbounded":
+        return Status.UNBOUNDED, term, None, None
+    if term == "infeasible_or_unbounded":
+        return Status.ERROR, term, None, None
+    if not out.has_solution or objective is None:
+        if term in _LIMITS:
+            return Status.NO_SOLUTION, term, None, bound
+        if term == "optimal":
+            term = "error: optimal status without a solution"
+        return Status.ERROR, term, None, bound
+    if term in ("optimal", "gap_limit", "locally_optimal"):
+        if problem_class.is_nonconvex and not backend.global_optimum:
+            return Status.FEASIBLE, "locally_optimal", None, None  # a local optimum proves nothing here
+        term = "optimal" if term == "locally_optimal" else term  # convex: local is global
+        if bound is None and problem_class in _CONTINUOUS_CONVEX:
+            bound = objective  # LP/QP: certified by the solver's primal-dual tolerances
+        gap = relative_gap(objective, bound)
+        if gap is not None:
+            if gap <= GAP_EPS:
+                gap, term = 0.0, "optimal"
+            else:
+                term = "gap_limit"  # proven within the mip_gap tolerance in effect, not exactly
+        return Status.OPTIMAL, term, gap, bound
+    return Status.FEASIBLE, term, relative_gap(objective, bound), bound
+
+
+def _note(status: Status, out: Outcome, bound: float | None, backend: Backend, problem_class: ProblemClass) -> str:
+    """Why a report has no bound (when the backend did not already say), or the backend's own note."""
+    if out.note or bound is not None or status in (Status.INFEASIBLE, Status.UNBOUNDED):
+        return out.note
+    if problem_class.is_nonconvex and not backend.global_optimum:
+        return f"{backend.engine} is a local solver: a local optimum of a nonconvex problem carries no bound"
+    if status is Status.ERROR:
+        return "the solver failed: no bound"
+    return "the solver reported no finite bound"
+
+
+def solve(
+    model: Any,
+    problem_class: ProblemClass | str,
+    solver: str = "highs",
+    options: Mapping[str, Any] | None = None,
+    *,
+    warm_start: bool = False,
+    build_seconds: float = 0.0,
+    deadline: float | None = None,
+) -> SolveReport:
+    """Solve ``model`` with ``solver`` and report what was found.
+
+    Args:
+        model: a Pyomo model (``pyomo.environ`` with exactly one active Objective, or a
+            ``pyomo.kernel`` block, loaded in bulk by HiGHS and SCIP) or a ``cvxpy.Problem``.
+        problem_class: the class the formulation declares; the solver must handle it.
+        solver: a name from ``SOLVERS``.
+        options: unified options ``time_limit`` (s), ``mip_gap`` (relative), ``threads``, ``seed``,
+            ``verbose`` (default False: solver output silenced); other keys go to the solver unchanged.
+        warm_start: pass the model's current variable values as a starting solution.
+        build_seconds: time the caller spent building the model, copied into the report.
+        deadline: a ``time.perf_counter()`` instant the whole call must end by (with ``time_limit``,
+            the earlier of the two). For kernel blocks and cvxpy problems the solver gets what is
+            left after loading; for ``pyomo.environ`` models the limit counts from the call.
+
+    Returns:
+        A :class:`SolveReport`. When it has a solution, the values are loaded into ``model``;
+        otherwise the model's variable values are left as they were.
+
+    Raises:
+        UnknownSolverError, SolverNotInstalledError, UnsupportedProblemError: bad solver choice,
+            raised before any solving. SolverError: invalid options or a model that contradicts
+            ``problem_class``. A failure inside the solver is reported as ``Status.ERROR``.
+    """
+    problem_class = as_class(problem_class)
+    interface = _interface_of(model)
+    kernel = is_kernel_block(model)
+    spec, backend = backend_for(solver, problem_class, interface, kernel)
+    opts = check_unified(options)
+    maximize = _check_model(model, interface, problem_class)
+    native = native_options(opts, backend.options)
+    verbose = opts["verbose"]
+
+    with _SOLVE_LOCK:  # one solve at a time per process (see _SOLVE_LOCK)
+        start = time.perf_counter()
+        if "time_limit" in opts:
+            ends = start + opts["time_limit"]
+            deadline = ends if deadline is None else min(deadline, ends)
+        out = _run(model, interface, kernel, backend, native, verbose, warm_start, maximize, deadline, solver)
+        seconds = time.perf_counter() - start
+
+    status, termination, gap, bound = judge(out, problem_class, backend)
+    solve_seconds = seconds - out.load_seconds if out.solve_seconds is None else out.solve_seconds
+    return SolveReport(
+        solver=spec.name,
+        solver_version=out.version,
+        problem_class=problem_class,
+        status=status,
+        termination=termination,
+        objective=out.objective if status in (Status.OPTIMAL, Status.FEASIBLE) else None,
+        best_bound=bound,
+        gap=gap,
+        solve_seconds=solve_seconds,
+        build_seconds=float(build_seconds),
+        options=opts,
+        load_seconds=out.load_seconds,
+        time_limit=out.time_limit,
+        note=_note(status, out, bound, backend, problem_class),
+    )
+
+
+def _run(model: Any, interface: str, kernel: bool, backend: Backend, native: dict[str, Any], verbose: bool,
+         warm_start: bool, maximize: bool, deadline: float | None, solver: str) -> Outcome:
+    """One solver call through the model's interface; a crash inside the solver becomes an outcome."""
+    version = version_string(backend)
+    try:
+        if backend.module == "highspy" and "threads" in native:
+            # HiGHS keeps one thread scheduler per process and fails (status kNotset) when a
+            # later run asks for another thread count; rebuild it for this run's count.
+            import highspy
+
+            highspy.Highs.resetGlobalScheduler(True)
+        if interface == "cvxpy":
+            return run_cvxpy(model, backend, native, verbose, warm_start, maximize, deadline, version)
+        if kernel:
+            began = time.perf_counter()
+            form = compile_kernel(model)
+            compiled = time.perf_counter() - began
+            run = run_highs if backend.module == "highspy" else run_scip
+            out = run(form, native, verbose, warm_start, deadline, version)
+            out.load_seconds += compiled
+            return out
+        if deadline is not None and backend.options.get("time_limit"):
+            native = dict(native)
+            native[backend.options["time_limit"]] = max(deadline - time.perf_counter(), 1e-3)
+        if backend.legacy:
+            return run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize)
+        return run_pyomo(model, backend, native, verbose, warm_start)
+    except SolverError:
+        raise
+    except Exception as exc:  # a solver crash is a result to report, not a reason to lose a CV run
+        logger.warning("solver %s failed: %s: %s", solver, type(exc).__name__, exc)
+        return Outcome(f"error: {type(exc).__name__}: {exc}", False, version=version)
