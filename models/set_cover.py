@@ -21,87 +21,100 @@ row i give valid inequalities that close this:
           v_i + u_k + sum_{j in J(k) minus J(i)} x_j >= 1                                     (SC5)
 
 (if row k is covered, either by a rule that also covers row i, so v_i = 1, or by one that does
-not, which the sum counts). There are |P| x |N| of them; ``add_pair_cuts`` adds chosen pairs, and
-``optrules.exact.set_cover`` separates the violated ones in a few LP rounds before branching.
+not, which the sum counts). There are |P| x |N| of them; :meth:`SetCoverModel.add_pair_cuts` adds a
+batch of chosen pairs as one block, and ``optrules.exact.set_cover`` separates the violated ones in
+a few LP rounds before branching.
+
+Both modelling layers build the same matrices (:func:`matrices`), each family of constraints as one
+block, never an expression per row: ``modeller="pyomo"`` a Pyomo model of ``MatrixConstraint``
+blocks (loaded as arrays by ``optrules.solvers``), ``modeller="cvxpy"`` a ``cvxpy.Problem`` of
+sparse ``A @ x`` constraints. docs/solvers.md has the measured build and load
+times of both.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import pyomo.environ as pyo
+import scipy.sparse as sp
 
 from optrules.cover import CoverInstance
+from optrules.models.matrix import matrix_constraint
 from optrules.solvers import ProblemClass
 
-__all__ = ["build", "extract", "problem_class", "add_pair_cuts", "set_integrality", "row_values", "set_start",
-           "SetCoverSolution"]
+__all__ = ["DEFAULT_MODELLER", "MODELLERS", "SetCoverMatrices", "SetCoverModel", "SetCoverSolution", "build", "extract", "matrices",
+           "problem_class"]
+
+MODELLERS = ("pyomo", "cvxpy")
+#: The faster of the two, build and load together, on the instances of benchmarks/set_cover.py
+#: (docs/solvers.md has the figures).
+DEFAULT_MODELLER = "pyomo"
 
 
 def problem_class(relax: bool = False) -> ProblemClass:
     return ProblemClass.LP if relax else ProblemClass.MILP
 
 
-def build(instance: CoverInstance, max_rules: int | None = None, relax: bool = False) -> pyo.ConcreteModel:
-    """The Pyomo model (SC0)-(SC5) of ``instance``, with no (SC5) inequality yet."""
+@dataclass(frozen=True)
+class SetCoverMatrices:
+    """The data of (SC0)-(SC3) as arrays; columns are x (candidates), u (positive rows), v (negative rows).
+
+    ``pos_rows`` / ``neg_rows`` are the instance rows of u and v; ``cover_pos`` is the (|P| x n)
+    coverage of the positive rows, giving (SC1) as ``cover_pos @ x + u >= 1``; (SC2) has one row per
+    pair (``pair_neg[r]``, ``pair_col[r]``): v_{pair_neg[r]} - x_{pair_col[r]} >= 0 (positions in v and x).
+    """
+
+    instance: CoverInstance
+    pos_rows: np.ndarray
+    neg_rows: np.ndarray
+    cover_pos: sp.csr_matrix
+    pair_neg: np.ndarray
+    pair_col: np.ndarray
+    cost_x: np.ndarray
+    cost_u: np.ndarray
+    cost_v: np.ndarray
+    constant: float
+
+    @property
+    def n_x(self) -> int:
+        return self.cover_pos.shape[1]
+
+    def sc2(self) -> sp.csr_matrix:
+        """(SC2) over the columns (v, x): +1 at v_i, -1 at x_j in each pair's row."""
+        pairs = self.pair_neg.size
+        rows = np.repeat(np.arange(pairs), 2)
+        cols = np.column_stack([self.pair_neg, self.neg_rows.size + self.pair_col]).ravel()
+        data = np.tile([1.0, -1.0], pairs)
+        return sp.csr_matrix((data, (rows, cols)), shape=(pairs, self.neg_rows.size + self.n_x))
+
+    def pair_cut_rows(self, pairs: np.ndarray) -> sp.csr_matrix:
+        """(SC5) of each (positive row k, negative row i) in ``pairs`` over the columns (x, u, v)."""
+        coverage = self.instance.coverage
+        k, i = pairs[:, 0], pairs[:, 1]
+        only_k = sp.csr_matrix(coverage[k] & ~coverage[i], dtype=float)
+        u_at = np.searchsorted(self.pos_rows, k)
+        v_at = np.searchsorted(self.neg_rows, i)
+        rows = np.arange(len(pairs))
+        selector = sp.csr_matrix((np.ones(2 * len(pairs)), (np.concatenate([rows, rows]),
+                                                            np.concatenate([u_at, self.pos_rows.size + v_at]))),
+                                 shape=(len(pairs), self.pos_rows.size + self.neg_rows.size))
+        return sp.hstack([only_k, selector], format="csr")
+
+
+def matrices(instance: CoverInstance) -> SetCoverMatrices:
+    """The arrays of (SC0)-(SC3) for ``instance``, in whole blocks."""
     coverage = instance.coverage
-    n_rows, n_cols = coverage.shape
     pos_rows = np.flatnonzero(instance.pos_weight > 0)
     neg_rows = np.flatnonzero(instance.neg_weight > 0)
-    covering = [np.flatnonzero(coverage[i]).tolist() for i in range(n_rows)]
-
-    m = pyo.ConcreteModel(name="set_cover")
-    m.J = pyo.RangeSet(0, n_cols - 1) if n_cols else pyo.Set(initialize=[])
-    m.P = pyo.Set(initialize=pos_rows.tolist())
-    m.N = pyo.Set(initialize=neg_rows.tolist())
-    m.NJ = pyo.Set(dimen=2, initialize=[(i, j) for i in neg_rows.tolist() for j in covering[i]])
-
-    m.x = pyo.Var(m.J, domain=pyo.UnitInterval if relax else pyo.Binary)
-    m.u = pyo.Var(m.P, bounds=(0, 1))
-    m.v = pyo.Var(m.N, bounds=(0, 1))
-
+    cover_pos = sp.csr_matrix(coverage[pos_rows], dtype=float)
+    pair_neg, pair_col = np.nonzero(coverage[neg_rows])
     alpha = instance.alpha
-    m.SC0 = pyo.Objective(
-        expr=instance.constant
-        + sum(alpha * float(instance.pos_weight[i]) * m.u[i] for i in m.P)
-        + sum((1 - alpha) * float(instance.neg_weight[i]) * m.v[i] for i in m.N)
-        + sum(float(instance.cost[j]) * m.x[j] for j in m.J),
-        sense=pyo.minimize,
-    )
-    m.SC1 = pyo.Constraint(m.P, rule=lambda m, i: m.u[i] + sum(m.x[j] for j in covering[i]) >= 1)
-    m.SC2 = pyo.Constraint(m.NJ, rule=lambda m, i, j: m.v[i] >= m.x[j])
-    if max_rules is not None:
-        m.SC3 = pyo.Constraint(expr=sum(m.x[j] for j in m.J) <= int(max_rules))
-    m.SC5 = pyo.ConstraintList()
-    return m
-
-
-def add_pair_cuts(m: pyo.ConcreteModel, instance: CoverInstance, pairs: list[tuple[int, int]]) -> None:
-    """Add (SC5) for each (positive row k, negative row i) in ``pairs``."""
-    coverage = instance.coverage
-    for k, i in pairs:
-        only_k = np.flatnonzero(coverage[k] & ~coverage[i]).tolist()
-        m.SC5.add(m.v[i] + m.u[k] + sum(m.x[j] for j in only_k) >= 1)
-
-
-def set_integrality(m: pyo.ConcreteModel, integer: bool) -> None:
-    """Switch x between binary (the ILP) and [0, 1] (the LP relaxation) in place."""
-    for j in m.J:
-        m.x[j].domain = pyo.Binary if integer else pyo.UnitInterval
-
-
-def set_start(m: pyo.ConcreteModel, instance: CoverInstance, start: np.ndarray) -> None:
-    """Set the variables to the selection ``start`` (candidate indices): a warm start for the solver."""
-    chosen = np.zeros(instance.n_candidates, dtype=bool)
-    chosen[np.asarray(start, dtype=int)] = True
-    covered = instance.coverage[:, chosen].any(axis=1)
-    for j in m.J:
-        m.x[j].set_value(float(chosen[j]))
-    for i in m.P:
-        m.u[i].set_value(0.0 if covered[i] else 1.0)
-    for i in m.N:
-        m.v[i].set_value(1.0 if covered[i] else 0.0)
+    return SetCoverMatrices(instance, pos_rows, neg_rows, cover_pos, pair_neg, pair_col,
+                            np.asarray(instance.cost, dtype=float), alpha * instance.pos_weight[pos_rows],
+                            (1 - alpha) * instance.neg_weight[neg_rows], float(instance.constant))
 
 
 @dataclass(frozen=True)
@@ -110,20 +123,214 @@ class SetCoverSolution:
 
     selected: np.ndarray
     x: np.ndarray
-    objective: float
 
 
-def extract(m: pyo.ConcreteModel) -> SetCoverSolution:
-    x = np.array([pyo.value(m.x[j], exception=False) or 0.0 for j in m.J], dtype=float)
-    return SetCoverSolution(np.flatnonzero(x > 0.5), x, float(pyo.value(m.SC0)))
+class SetCoverModel(ABC):
+    """(SC0)-(SC5) of one instance in one modelling layer; ``model`` is what ``optrules.solvers.solve`` takes.
+
+    A model starts with x binary (the ILP) or, with ``relax=True``, in [0, 1]; :meth:`set_integrality`
+    switches it, :meth:`add_pair_cuts` adds (SC5) rows, :meth:`set_start` sets every variable to a
+    selection's point (a warm start), :meth:`solution` and :meth:`row_values` read the values back.
+    """
+
+    modeller: str = ""
+
+    def __init__(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
+        self.data = data
+        self.max_rules = max_rules
+        self.integer = not relax
+
+    @property
+    @abstractmethod
+    def model(self) -> Any:
+        """The Pyomo model or cvxpy Problem to solve."""
+
+    @property
+    def problem_class(self) -> ProblemClass:
+        return problem_class(relax=not self.integer)
+
+    @abstractmethod
+    def set_integrality(self, integer: bool) -> None:
+        """x binary (the ILP) or in [0, 1] (the LP relaxation)."""
+
+    @abstractmethod
+    def add_pair_cuts(self, pairs: np.ndarray) -> None:
+        """Add (SC5) for each (positive row k, negative row i) row of ``pairs``, as one block."""
+
+    @abstractmethod
+    def _values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The current values of x, u and v (0 where unset)."""
+
+    @abstractmethod
+    def _assign(self, x: np.ndarray, u: np.ndarray, v: np.ndarray) -> None:
+        """Set x, u and v."""
+
+    def set_start(self, start: np.ndarray) -> None:
+        """Set the variables to the selection ``start`` (candidate indices): a warm start for the solver."""
+        instance = self.data.instance
+        chosen = np.zeros(instance.n_candidates, dtype=bool)
+        chosen[np.asarray(start, dtype=int)] = True
+        covered = instance.coverage[:, chosen].any(axis=1)
+        self._assign(chosen.astype(float), (~covered[self.data.pos_rows]).astype(float),
+                     covered[self.data.neg_rows].astype(float))
+
+    def solution(self) -> SetCoverSolution:
+        x = self._values()[0]
+        return SetCoverSolution(np.flatnonzero(x > 0.5), x)
+
+    def row_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Current u (positive rows) and v (negative rows) as dense vectors over all rows (0 elsewhere)."""
+        _, u_part, v_part = self._values()
+        n_rows = self.data.instance.coverage.shape[0]
+        u, v = np.zeros(n_rows), np.zeros(n_rows)
+        u[self.data.pos_rows] = u_part
+        v[self.data.neg_rows] = v_part
+        return u, v
 
 
-def row_values(m: pyo.ConcreteModel, instance: CoverInstance) -> tuple[np.ndarray, np.ndarray]:
-    """Current u (positive rows) and v (negative rows) as dense vectors over all rows (0 elsewhere)."""
-    n_rows = instance.coverage.shape[0]
-    u, v = np.zeros(n_rows), np.zeros(n_rows)
-    for i in m.P:
-        u[i] = pyo.value(m.u[i], exception=False) or 0.0
-    for i in m.N:
-        v[i] = pyo.value(m.v[i], exception=False) or 0.0
-    return u, v
+class PyomoSetCover(SetCoverModel):
+    """A Pyomo model: indexed variables x, u, v; (SC1)-(SC3) and every batch of (SC5) cuts as
+    ``MatrixConstraint`` blocks (``optrules.models.matrix``); (SC0) as one linear expression."""
+
+    modeller = "pyomo"
+
+    def __init__(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
+        super().__init__(data, max_rules, relax)
+        import pyomo.environ as pyo
+        from pyomo.core.expr.numeric_expr import LinearExpression
+
+        self._pyo = pyo
+        m = pyo.ConcreteModel(name="set_cover")
+        m.x = pyo.Var(range(data.n_x), domain=pyo.UnitInterval if relax else pyo.Binary)
+        m.u = pyo.Var(range(data.pos_rows.size), bounds=(0, 1))
+        m.v = pyo.Var(range(data.neg_rows.size), bounds=(0, 1))
+        self._x, self._u, self._v = list(m.x.values()), list(m.u.values()), list(m.v.values())
+        m.SC0 = pyo.Objective(expr=LinearExpression(
+            constant=data.constant, linear_coefs=np.concatenate([data.cost_x, data.cost_u, data.cost_v]).tolist(),
+            linear_vars=[*self._x, *self._u, *self._v]), sense=pyo.minimize)
+        if data.pos_rows.size:
+            sc1 = sp.hstack([data.cover_pos, sp.identity(data.pos_rows.size, format="csr")], format="csr")
+            m.SC1 = matrix_constraint(sc1, [*self._x, *self._u], lower=1.0)
+        if data.pair_neg.size:
+            m.SC2 = matrix_constraint(data.sc2(), [*self._v, *self._x], lower=0.0)
+        if max_rules is not None and data.n_x:
+            m.SC3 = matrix_constraint(np.ones((1, data.n_x)), self._x, upper=float(max_rules))
+        self._cut_blocks = 0
+        self._model = m
+
+    @property
+    def model(self) -> Any:
+        return self._model
+
+    def set_integrality(self, integer: bool) -> None:
+        domain = self._pyo.Binary if integer else self._pyo.UnitInterval
+        for x in self._x:
+            x.domain = domain
+        self.integer = integer
+
+    def add_pair_cuts(self, pairs: np.ndarray) -> None:
+        if len(pairs):
+            self._cut_blocks += 1
+            self._model.add_component(f"SC5_{self._cut_blocks}", matrix_constraint(
+                self.data.pair_cut_rows(np.asarray(pairs)), [*self._x, *self._u, *self._v], lower=1.0))
+
+    def _values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        def values(variables: list[Any]) -> np.ndarray:
+            return np.array([0.0 if v.value is None else v.value for v in variables], dtype=float)
+
+        return values(self._x), values(self._u), values(self._v)
+
+    def _assign(self, x: np.ndarray, u: np.ndarray, v: np.ndarray) -> None:
+        for variables, values in ((self._x, x), (self._u, u), (self._v, v)):
+            for var, value in zip(variables, values.tolist()):
+                var.set_value(value, skip_validation=True)
+
+
+class CvxpySetCover(SetCoverModel):
+    """A ``cvxpy.Problem`` with vector variables x, u, v and each constraint family as one sparse
+    ``A @ z`` block. cvxpy fixes a variable's integrality when it is made, so a switch between the
+    ILP and its relaxation (or a new batch of cuts) makes the next :attr:`model` a new Problem."""
+
+    modeller = "cvxpy"
+
+    def __init__(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
+        super().__init__(data, max_rules, relax)
+        import cvxpy as cp
+
+        self._cp = cp
+        self.u = cp.Variable(data.pos_rows.size, name="u", bounds=[0, 1])
+        self.v = cp.Variable(data.neg_rows.size, name="v", bounds=[0, 1])
+        self.x = self._new_x()
+        self._cuts: list[sp.csr_matrix] = []
+        self._problem: Any = None
+
+    def _new_x(self) -> Any:
+        cp = self._cp
+        if self.integer:
+            return cp.Variable(self.data.n_x, name="x", boolean=True)
+        return cp.Variable(self.data.n_x, name="x", bounds=[0, 1])
+
+    @property
+    def model(self) -> Any:
+        if self._problem is None:
+            self._problem = self._build()
+        return self._problem
+
+    def _build(self) -> Any:
+        cp, data = self._cp, self.data
+        x, u, v = self.x, self.u, self.v
+        constraints = []
+        if data.pos_rows.size:
+            constraints.append(data.cover_pos @ x + u >= 1)  # (SC1)
+        if data.pair_neg.size:
+            constraints.append(data.sc2() @ cp.hstack([v, x]) >= 0)  # (SC2)
+        if self.max_rules is not None:
+            constraints.append(cp.sum(x) <= self.max_rules)  # (SC3)
+        if self._cuts:  # (SC5): only where both positive and negative rows exist
+            constraints.append(sp.vstack(self._cuts, format="csr") @ cp.hstack([x, u, v]) >= 1)
+        objective = data.cost_x @ x + data.constant
+        if data.pos_rows.size:
+            objective = objective + data.cost_u @ u
+        if data.neg_rows.size:
+            objective = objective + data.cost_v @ v
+        return cp.Problem(cp.Minimize(objective), constraints)  # (SC0)
+
+    def set_integrality(self, integer: bool) -> None:
+        if integer == self.integer:
+            return
+        values = self.x.value
+        self.integer = integer
+        self.x = self._new_x()
+        if values is not None:
+            self.x.value = np.round(values) if integer else np.clip(values, 0.0, 1.0)
+        self._problem = None
+
+    def add_pair_cuts(self, pairs: np.ndarray) -> None:
+        if len(pairs):
+            self._cuts.append(self.data.pair_cut_rows(np.asarray(pairs)))
+            self._problem = None
+
+    def _values(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        def values(var: Any) -> np.ndarray:
+            return np.zeros(var.shape) if var.value is None else np.asarray(var.value, dtype=float)
+
+        return values(self.x), values(self.u), values(self.v)
+
+    def _assign(self, x: np.ndarray, u: np.ndarray, v: np.ndarray) -> None:
+        self.x.value, self.u.value, self.v.value = x, u, v
+
+
+_MODELS: dict[str, type[SetCoverModel]] = {"pyomo": PyomoSetCover, "cvxpy": CvxpySetCover}
+
+
+def build(instance: CoverInstance, max_rules: int | None = None, relax: bool = False,
+          modeller: str = "pyomo") -> SetCoverModel:
+    """(SC0)-(SC4) of ``instance``, with no (SC5) inequality yet, in the chosen modelling layer."""
+    if modeller not in _MODELS:
+        raise ValueError(f"modeller must be one of {list(MODELLERS)}, got {modeller!r}")
+    return _MODELS[modeller](matrices(instance), max_rules, relax)
+
+
+def extract(model: SetCoverModel) -> SetCoverSolution:
+    """The selection held in ``model`` (after a solve, the solver's)."""
+    return model.solution()

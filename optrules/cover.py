@@ -16,6 +16,7 @@ columns are dropped, and rows covered by a single candidate are folded into that
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,6 +63,18 @@ class CoverInstance:
     @property
     def n_candidates(self) -> int:
         return self.coverage.shape[1]
+
+    def digest(self, max_rules: int | None = None) -> str:
+        """A short fingerprint of the instance (and the rule budget): two fits that select among the
+        same candidates for the same objective have the same digest, so a heuristic's objective can
+        be held against an exact method's bound on the same instance."""
+        h = hashlib.sha1()
+        h.update(np.asarray(self.coverage.shape, dtype=np.int64).tobytes())
+        h.update(np.packbits(self.coverage).tobytes())
+        for array in (self.pos_weight, self.neg_weight, self.cost):
+            h.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        h.update(np.array([self.alpha, self.constant, -1 if max_rules is None else max_rules], dtype=np.float64).tobytes())
+        return h.hexdigest()[:16]
 
     def objective(self, selected: np.ndarray | list[int]) -> float:
         """The weighted objective of a selection (indices of chosen candidates)."""

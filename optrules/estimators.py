@@ -20,9 +20,11 @@ from optrules.cover import CoverInstance
 from optrules.data import Schema, binarize_target, validate_features, validate_target
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.selection import greedy_cover
+from optrules.models.set_cover import DEFAULT_MODELLER, MODELLERS
 from optrules.ruleset import Rule, Ruleset
+from optrules.solvers import ProblemClass, check_solver_options
 
-__all__ = ["RulesetClassifier", "SetCoverClassifier", "package_version"]
+__all__ = ["RulesetClassifier", "SetCoverClassifier", "check_exact_options", "package_version"]
 
 
 def package_version() -> str:
@@ -120,6 +122,13 @@ def _plain_params(params: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
+def check_exact_options(solver: str, solver_options: dict | None, modeller: str, problem_class: ProblemClass) -> None:
+    """Check an exact method's solver, modeller and solver options before any work (errors name them)."""
+    if modeller not in MODELLERS:
+        raise ValueError(f"modeller must be one of {list(MODELLERS)}, got {modeller!r}")
+    check_solver_options(solver, solver_options, problem_class, modeller)
+
+
 _CANDIDATE_DEFAULTS = {"max_len": 3, "min_support": 0.05, "max_candidates": 500,
                        "discretization": "chimerge", "discretization_params": None}
 
@@ -147,7 +156,15 @@ class SetCoverClassifier(RulesetClassifier):
     positive : label, optional
         The positive class (default: the minority class); every other class is negative.
     solver, solver_options :
-        For ``selection="ilp"``: any MILP solver of ``optrules.solvers`` and its unified options.
+        For ``selection="ilp"``: any MILP solver of ``optrules.solvers`` and its options, checked
+        before any work. ``time_limit`` bounds the whole exact selection in wall time (reduction,
+        warm start, cut rounds, load and solve); ``meta`` records the seconds of each stage.
+    modeller : "pyomo" or "cvxpy"
+        The modelling layer that builds the ILP (``optrules.models.set_cover``).
+
+    ``ruleset_.meta`` holds the objective and, for the ILP, the solver's ``status``, the
+    ``best_bound`` and ``gap`` of the returned selection and a ``fallback`` ("start" when the greedy
+    start is returned because the solver found nothing better in time), with ``fallback_reason``.
     """
 
     method = "setcover"
@@ -155,7 +172,7 @@ class SetCoverClassifier(RulesetClassifier):
     def __init__(self, candidates: dict | None = None, selection: str = "ilp", alpha: float = 0.5,
                  max_rules: int | None = None, rule_cost: float = 1.0, atom_cost: float = 0.0,
                  positive: Any = None, solver: str = "highs", solver_options: dict | None = None,
-                 categorical: list | None = None) -> None:
+                 modeller: str = DEFAULT_MODELLER, categorical: list | None = None) -> None:
         self.candidates = candidates
         self.selection = selection
         self.alpha = alpha
@@ -165,6 +182,7 @@ class SetCoverClassifier(RulesetClassifier):
         self.positive = positive
         self.solver = solver
         self.solver_options = solver_options
+        self.modeller = modeller
         self.categorical = categorical
 
     def _candidate_options(self) -> dict[str, Any]:
@@ -181,17 +199,20 @@ class SetCoverClassifier(RulesetClassifier):
             raise ValueError(f"max_rules must be a positive integer or None, got {self.max_rules}")
         if self.rule_cost < 0 or self.atom_cost < 0:
             raise ValueError("rule_cost and atom_cost must be non-negative")
+        if self.selection == "ilp":
+            check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
         target = binarize_target(labels, self.positive)
         candidates = mine_candidates(X, schema, target.is_positive, **self._candidate_options())
         atoms = candidates.n_atoms
         instance = CoverInstance.from_samples(candidates.coverage, target.is_positive, self.alpha,
                                               self.rule_cost + self.atom_cost * atoms)
-        meta: dict[str, Any] = {"n_candidates": len(candidates), "n_mined": candidates.n_mined}
+        meta: dict[str, Any] = {"n_candidates": len(candidates), "n_mined": candidates.n_mined,
+                                "instance": instance.digest(self.max_rules)}
         if self.selection == "ilp":
-            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=atoms)
+            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=atoms,
+                                     modeller=self.modeller)
             selected = result.selected
-            meta.update(objective=result.objective, solve_reports=[result.report],
-                        selection_from_greedy_start=result.from_start)
+            meta.update(solve_reports=[result.report], **result.meta())
         else:
             selected = greedy_cover(instance, self.max_rules, size=atoms)
             meta.update(objective=instance.objective(selected))

@@ -44,7 +44,7 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def untimed(reports: list[SolveReport]) -> list[SolveReport]:
-    return [replace(r, solve_seconds=0.0, build_seconds=0.0) for r in reports]
+    return [replace(r, solve_seconds=0.0, build_seconds=0.0, load_seconds=0.0, time_limit=None) for r in reports]
 
 
 def plain(frame: pd.DataFrame) -> pd.DataFrame:

@@ -11,12 +11,12 @@ from dataclasses import replace
 import cvxpy as cp
 import numpy as np
 import pyomo.environ as pyo
-import pyomo.kernel as pmo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules import solvers as S
+from optrules.models.matrix import matrix_constraint
 from optrules.solvers import options as solver_options
 from optrules.solvers import registry as solver_registry
 from optrules.solvers.report import Outcome
@@ -146,57 +146,41 @@ def cvxpy_miqp() -> cp.Problem:
                       [x + y <= 1, x >= -5, x <= 5, y >= -5, y <= 5])
 
 
-def kernel_lp() -> pmo.block:
-    """pyomo_lp as a kernel block whose constraints are one matrix constraint."""
-    m = pmo.block()
-    m.x = pmo.variable_list(pmo.variable(lb=0) for _ in range(2))
-    m.rows = pmo.matrix_constraint(np.array([[1.0, 2.0], [3.0, 1.0]]), ub=np.array([4.0, 6.0]), x=list(m.x))
-    m.obj = pmo.objective(m.x[0] + m.x[1] + 1, sense=pmo.maximize)
+def matrix_lp() -> pyo.ConcreteModel:
+    """pyomo_lp with its constraints as one MatrixConstraint block."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), bounds=(0, None))
+    m.rows = matrix_constraint(np.array([[1.0, 2.0], [3.0, 1.0]]), list(m.x.values()), upper=[4.0, 6.0])
+    m.obj = pyo.Objective(expr=m.x[0] + m.x[1] + 1, sense=pyo.maximize)
     return m
 
 
-def kernel_qp() -> pmo.block:
-    """pyomo_qp as a kernel block with an ordinary (non-matrix) constraint."""
-    m = pmo.block()
-    m.x, m.y = pmo.variable(), pmo.variable()
-    m.c = pmo.constraint(m.x + m.y <= 2)
-    m.obj = pmo.objective((m.x - 1) ** 2 + (m.y - 2) ** 2 + 0.5)
+def matrix_milp() -> pyo.ConcreteModel:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(len(KNAPSACK)), domain=pyo.Binary)
+    m.cap = matrix_constraint(np.array([[w for _, w in KNAPSACK]], dtype=float), list(m.x.values()), upper=CAPACITY)
+    m.obj = pyo.Objective(expr=sum(v * m.x[i] for i, (v, _) in enumerate(KNAPSACK)), sense=pyo.maximize)
     return m
 
 
-def kernel_milp() -> pmo.block:
-    m = pmo.block()
-    m.x = pmo.variable_list(pmo.variable(domain=pmo.Binary) for _ in KNAPSACK)
-    m.cap = pmo.matrix_constraint(np.array([[w for _, w in KNAPSACK]], dtype=float), ub=float(CAPACITY),
-                                  x=list(m.x))
-    m.obj = pmo.objective(sum(v * x for (v, _), x in zip(KNAPSACK, m.x)), sense=pmo.maximize)
+def matrix_miqp() -> pyo.ConcreteModel:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(domain=pyo.Integers, bounds=(-5, 5))
+    m.y = pyo.Var(domain=pyo.Integers, bounds=(-5, 5))
+    m.c = matrix_constraint(np.array([[1.0, 1.0]]), [m.x, m.y], upper=1.0)
+    m.obj = pyo.Objective(expr=(m.x - 0.4) ** 2 + (m.y - 1.6) ** 2 + 2)
     return m
 
 
-def kernel_miqp() -> pmo.block:
-    m = pmo.block()
-    m.x = pmo.variable(domain=pmo.Integers, lb=-5, ub=5)
-    m.y = pmo.variable(domain=pmo.Integers, lb=-5, ub=5)
-    m.c = pmo.matrix_constraint(np.array([[1.0, 1.0]]), ub=1.0, x=[m.x, m.y])
-    m.obj = pmo.objective((m.x - 0.4) ** 2 + (m.y - 1.6) ** 2 + 2)
-    return m
-
-
-def kernel_minlp() -> pmo.block:
-    m = pmo.block()
-    m.x, m.y = pmo.variable(lb=0, ub=4), pmo.variable(lb=0, ub=4)
-    m.z = pmo.variable(domain=pmo.Binary)
-    m.bilinear = pmo.constraint(m.x * m.y <= 2 + m.z)
-    m.link = pmo.matrix_constraint(np.array([[1.0, -0.5]]), ub=0.0, x=[m.z, m.x])
-    m.obj = pmo.objective(m.x + m.y - 2 * m.z, sense=pmo.maximize)
-    return m
-
-
-def kernel_nlp() -> pmo.block:
-    m = pmo.block()
-    m.x, m.y = pmo.variable(lb=0, ub=2, value=1.0), pmo.variable(lb=0, ub=2, value=1.0)
-    m.outside = pmo.constraint(m.x**2 + m.y**2 >= 1)
-    m.obj = pmo.objective(m.x + m.y)
+def matrix_minlp() -> pyo.ConcreteModel:
+    """pyomo_minlp with the linear constraint as a MatrixConstraint beside the bilinear one."""
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 4))
+    m.y = pyo.Var(bounds=(0, 4))
+    m.z = pyo.Var(domain=pyo.Binary)
+    m.bilinear = pyo.Constraint(expr=m.x * m.y <= 2 + m.z)
+    m.link = matrix_constraint(np.array([[1.0, -0.5]]), [m.z, m.x], upper=0.0)
+    m.obj = pyo.Objective(expr=m.x + m.y - 2 * m.z, sense=pyo.maximize)
     return m
 
 
@@ -211,20 +195,19 @@ GOLDEN = [  # (class, interface, builder, optimum)
     (PC.QP, "cvxpy", cvxpy_qp, 1.0),
     (PC.MILP, "cvxpy", cvxpy_milp, 24.0),
     (PC.MIQP, "cvxpy", cvxpy_miqp, 2.52),
-    (PC.LP, "kernel", kernel_lp, 3.8),
-    (PC.QP, "kernel", kernel_qp, 1.0),
-    (PC.MILP, "kernel", kernel_milp, 24.0),
-    (PC.MIQP, "kernel", kernel_miqp, 2.52),
-    (PC.MINLP, "kernel", kernel_minlp, 4.5),
-    (PC.NLP, "kernel", kernel_nlp, 1.0),
+    (PC.LP, "matrix", matrix_lp, 3.8),
+    (PC.MILP, "matrix", matrix_milp, 24.0),
+    (PC.MIQP, "matrix", matrix_miqp, 2.52),
+    (PC.MINLP, "matrix", matrix_minlp, 4.5),
 ]
 
 
 def capable(problem_class: ProblemClass, interface: str) -> list[str]:
-    """Installed solvers for a class through an interface; "kernel": those that load pyomo.kernel blocks."""
-    if interface != "kernel":
+    """Installed solvers for a class through an interface ("matrix": Pyomo models with MatrixConstraint
+    blocks, which only the bulk-loading solvers read as arrays)."""
+    if interface != "matrix":
         return available_solvers(problem_class, interface)
-    return [s for s in available_solvers(problem_class, "pyomo") if SOLVERS[s].backends["pyomo"].kernel]
+    return [s for s in available_solvers(problem_class, "pyomo") if SOLVERS[s].backends["pyomo"].bulk]
 
 
 GOLDEN_CASES = [
@@ -238,8 +221,6 @@ def objective_of(model) -> float:
     """The objective evaluated at the values loaded into the model."""
     if isinstance(model, cp.Problem):
         return float(model.objective.value)
-    if isinstance(model, pmo.block):
-        return pyo.value(next(iter(model.components(ctype=pmo.objective._ctype))))
     return pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
 
 
@@ -271,7 +252,7 @@ def test_golden_matrix_covers_every_class_and_both_interfaces() -> None:
     covered = {(p.values[0], p.id.split("-")[1]) for p in GOLDEN_CASES}
     assert {cls for cls, _ in covered} == set(ProblemClass)
     assert {(PC.QP, "cvxpy"), (PC.MIQP, "cvxpy"), (PC.MINLP, "pyomo"), (PC.NLP, "pyomo")} <= covered
-    assert {(cls, "kernel") for cls in ProblemClass} <= covered
+    assert {(PC.LP, "matrix"), (PC.MILP, "matrix"), (PC.MIQP, "matrix"), (PC.MINLP, "matrix")} <= covered
 
 
 def test_milp_values_loaded_into_pyomo_model() -> None:
@@ -432,28 +413,24 @@ def test_mip_gap_stop_is_within_the_requested_gap(solver) -> None:
 ONE_NODE = {"highs": {"mip_max_nodes": 1}, "scip": {"limits/nodes": 1}, "gurobi": {"NodeLimit": 1}}
 
 
-def planted_market_split(kernel: bool):
+def planted_market_split(matrix: bool) -> pyo.ConcreteModel:
     """A 4 x 30 market split (seed 3) with a planted solution of deviation 4, set as the variables'
-    values. Measured: stopped after one node, cold HiGHS is at 10 and cold SCIP at 36."""
+    values; its rows as expressions or as one MatrixConstraint. Measured: stopped after one node,
+    cold HiGHS is at 10 and cold SCIP at 36."""
     a, _ = market_split_data(seed=3)
     planted = np.random.default_rng(7).integers(0, 2, a.shape[1])
     d = a @ planted + 1  # the planted x misses every row by exactly 1
-    if kernel:
-        m = pmo.block()
-        m.x = pmo.variable_list(pmo.variable(domain=pmo.Binary, value=int(v)) for v in planted)
-        m.plus = pmo.variable_list(pmo.variable(lb=0, value=1) for _ in d)
-        m.minus = pmo.variable_list(pmo.variable(lb=0, value=0) for _ in d)
-        m.rows = pmo.matrix_constraint(np.hstack([a, np.eye(len(d)), -np.eye(len(d))]), rhs=d.astype(float),
-                                       x=[*m.x, *m.plus, *m.minus])
-        m.obj = pmo.objective(sum(m.plus) + sum(m.minus))
-        return m
     m = pyo.ConcreteModel()
     m.J, m.I = pyo.RangeSet(0, a.shape[1] - 1), pyo.RangeSet(0, a.shape[0] - 1)
     m.x = pyo.Var(m.J, domain=pyo.Binary)
     m.plus = pyo.Var(m.I, bounds=(0, None))
     m.minus = pyo.Var(m.I, bounds=(0, None))
-    m.row = pyo.Constraint(m.I, rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in m.J)
-                           + m.plus[i] - m.minus[i] == int(d[i]))
+    if matrix:
+        m.row = matrix_constraint(np.hstack([a, np.eye(len(d)), -np.eye(len(d))]),
+                                  [*m.x.values(), *m.plus.values(), *m.minus.values()], lower=d, upper=d)
+    else:
+        m.row = pyo.Constraint(m.I, rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in m.J)
+                               + m.plus[i] - m.minus[i] == int(d[i]))
     m.obj = pyo.Objective(expr=sum(m.plus[i] + m.minus[i] for i in m.I))
     for j in m.J:
         m.x[j].set_value(int(planted[j]))
@@ -463,15 +440,13 @@ def planted_market_split(kernel: bool):
     return m
 
 
-@pytest.mark.parametrize("kernel", [False, True], ids=["environ", "kernel"])
+@pytest.mark.parametrize("matrix", [False, True], ids=["expressions", "matrix"])
 @pytest.mark.parametrize("solver", [s for s in ("highs", "scip", "gurobi") if s in MILP_PYOMO])
-def test_warm_start_incumbent_is_at_least_as_good_as_the_start(solver, kernel) -> None:
-    if kernel and not SOLVERS[solver].backends["pyomo"].kernel:
-        pytest.skip(f"{solver} does not load kernel blocks")
-    m = planted_market_split(kernel)
+def test_warm_start_incumbent_is_at_least_as_good_as_the_start(solver, matrix) -> None:
+    m = planted_market_split(matrix)
     start = pyo.value(m.obj)
     assert start == 4
-    cold = solve(planted_market_split(kernel), PC.MILP, solver, ONE_NODE[solver])
+    cold = solve(planted_market_split(matrix), PC.MILP, solver, ONE_NODE[solver])
     assert cold.objective > start  # so the warm run below shows the start was passed on
     report = solve(m, PC.MILP, solver, ONE_NODE[solver], warm_start=True)
     assert report.has_solution
@@ -500,7 +475,31 @@ def test_scip_incumbent_is_the_objective_at_the_loaded_point() -> None:
     assert report.objective < 100
 
 
-def test_scip_warm_start_needs_every_integer_value() -> None:
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_a_partial_warm_start_is_passed_on_as_one(solver) -> None:
+    """The bulk loaders hand a start with unset variables to the solver as a partial solution."""
+    model = pyomo_milp()
+    model.x[0].set_value(1)  # the others unset
+    report = solve(model, PC.MILP, solver, warm_start=True)
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(24.0)
+
+
+@pytest.fixture
+def contrib_scip(monkeypatch, fresh_install_cache):
+    """SCIP through pyomo.contrib.solver (the path Gurobi takes) instead of the bulk loader."""
+    scip = SOLVERS["scip"]
+    backends = dict(scip.backends, pyomo=replace(scip.backends["pyomo"], bulk=False))
+    monkeypatch.setitem(SOLVERS, "scip", replace(scip, backends=backends))
+
+
+def test_pyomo_s_own_interface_solves_and_reports(contrib_scip) -> None:
+    for build, cls, optimum in [(pyomo_milp, PC.MILP, 24.0), (pyomo_minlp, PC.MINLP, 4.5), (pyomo_qp, PC.QP, 1.0)]:
+        model = build()
+        report = solve(model, cls, "scip")
+        assert report.status is Status.OPTIMAL and report.gap == 0.0
+        assert report.objective == pytest.approx(optimum, abs=1e-6) == objective_of(model)
+    report = solve(pyomo_market_split(slack=True), PC.MILP, "scip", {"limits/nodes": 5})
+    assert report.status is Status.FEASIBLE and report.termination == "node_limit" and report.best_bound is not None
     with pytest.raises(SolverError, match="warm_start=True needs a value for every integer variable"):
         solve(pyomo_milp(), PC.MILP, "scip", warm_start=True)
 
@@ -636,7 +635,7 @@ def test_model_must_have_one_active_objective() -> None:
 
 
 def test_model_type_and_problem_class_are_checked() -> None:
-    with pytest.raises(SolverError, match=r"model must be a Pyomo model \(pyomo.environ or pyomo.kernel\) or a cvxpy Problem, got dict"):
+    with pytest.raises(SolverError, match="model must be a Pyomo ConcreteModel or a cvxpy Problem, got dict"):
         solve({}, PC.LP, "highs")
     with pytest.raises(SolverError, match="unknown problem class 'SDP'"):
         solve(pyomo_lp(), "SDP", "highs")
@@ -872,28 +871,28 @@ def test_solves_from_several_threads_all_succeed() -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def kernel_market_split(seed: int = 0) -> pmo.block:
-    """The slack market split of pyomo_market_split as a kernel block (LP bound 0, optimum >= 1)."""
+def matrix_market_split(seed: int = 0) -> pyo.ConcreteModel:
+    """The slack market split of pyomo_market_split with its rows as one MatrixConstraint."""
     a, d = market_split_data(seed)
-    m = pmo.block()
-    m.x = pmo.variable_list(pmo.variable(domain=pmo.Binary) for _ in range(a.shape[1]))
-    m.plus = pmo.variable_list(pmo.variable(lb=0) for _ in d)
-    m.minus = pmo.variable_list(pmo.variable(lb=0) for _ in d)
-    m.rows = pmo.matrix_constraint(np.hstack([a, np.eye(len(d)), -np.eye(len(d))]), rhs=d.astype(float),
-                                   x=[*m.x, *m.plus, *m.minus])
-    m.obj = pmo.objective(sum(m.plus) + sum(m.minus))
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(a.shape[1]), domain=pyo.Binary)
+    m.plus = pyo.Var(range(len(d)), bounds=(0, None))
+    m.minus = pyo.Var(range(len(d)), bounds=(0, None))
+    m.rows = matrix_constraint(np.hstack([a, np.eye(len(d)), -np.eye(len(d))]),
+                               [*m.x.values(), *m.plus.values(), *m.minus.values()], lower=d, upper=d)
+    m.obj = pyo.Objective(expr=sum(m.plus.values()) + sum(m.minus.values()))
     return m
 
 
 FIVE_NODES = {"highs": {"mip_max_nodes": 5}, "scip": {"limits/nodes": 5}}
 
 
-@pytest.mark.parametrize("interface", ["environ", "kernel", "cvxpy"])
+@pytest.mark.parametrize("interface", ["expressions", "matrix", "cvxpy"])
 @pytest.mark.parametrize("solver", ["highs", "scip"])
 def test_every_milp_solve_reports_its_bound_and_gap_at_a_node_limit(solver, interface) -> None:
     """A hard instance stopped after five nodes: an incumbent, the solver's dual bound (HiGHS' too,
     which Pyomo's HiGHS interface leaves out) and their gap, through every interface."""
-    model = {"environ": lambda: pyomo_market_split(slack=True), "kernel": kernel_market_split,
+    model = {"expressions": lambda: pyomo_market_split(slack=True), "matrix": matrix_market_split,
              "cvxpy": lambda: cvxpy_market_split(slack=True)[0]}[interface]()
     report = solve(model, PC.MILP, solver, FIVE_NODES[solver])
     assert report.status is Status.FEASIBLE and report.termination == "node_limit"
@@ -905,45 +904,46 @@ def test_every_milp_solve_reports_its_bound_and_gap_at_a_node_limit(solver, inte
     assert report.note == ""
 
 
-@pytest.mark.parametrize("interface", ["kernel", "cvxpy"])
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
 @pytest.mark.parametrize("solver", ["highs", "scip"])
 def test_a_deadline_passed_before_the_solve_runs_nothing_and_says_so(solver, interface) -> None:
     """The deadline counts the load: one already passed leaves the solver unrun (true at any speed)."""
-    model = kernel_market_split() if interface == "kernel" else cvxpy_market_split(slack=True)[0]
+    model = matrix_market_split() if interface == "pyomo" else cvxpy_market_split(slack=True)[0]
     report = solve(model, PC.MILP, solver, deadline=time.perf_counter() - 1.0)
     assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
     assert report.time_limit == 0.0 and report.solve_seconds == 0.0 and report.load_seconds > 0
     assert "did not run" in report.note
-    variables = model.x if interface == "kernel" else model.variables()
+    variables = model.x.values() if interface == "pyomo" else model.variables()
     assert all(v.value is None for v in variables)
 
 
-@pytest.mark.parametrize("interface", ["kernel", "cvxpy"])
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
 def test_the_solver_gets_the_time_left_after_loading(interface) -> None:
-    model = kernel_milp() if interface == "kernel" else cvxpy_milp()
+    model = matrix_milp() if interface == "pyomo" else cvxpy_milp()
     report = solve(model, PC.MILP, "highs", {"time_limit": 30.0})
     assert report.status is Status.OPTIMAL
     assert 0 < report.time_limit <= 30.0 - report.load_seconds + 1e-9
     assert report.options["time_limit"] == 30.0  # the options as given
 
 
-def test_kernel_errors_are_clear() -> None:
-    m = kernel_qp()
-    m.bad = pmo.constraint(pmo.exp(m.x) <= 3)
+def test_bulk_loading_errors_are_clear() -> None:
+    m = pyomo_qp()
+    m.bad = pyo.Constraint(expr=pyo.exp(m.x) <= 3)
     with pytest.raises(SolverError, match="'bad' is neither linear nor quadratic"):
         solve(m, PC.NLP, "scip")
-    with pytest.raises(UnsupportedProblemError, match="highs cannot solve MIQP"):
-        solve(kernel_miqp(), PC.MIQP, "highs")
-    with pytest.raises(UnsupportedProblemError, match=r"gurobi cannot load a pyomo.kernel model .* use highs or "
-                                                      r"scip, or modeller='cvxpy'"):
-        solve(kernel_milp(), PC.MILP, "gurobi")
+    m = pyomo_qp()
+    m.obj.set_value(pyo.exp(m.x))
+    with pytest.raises(SolverError, match="the objective is neither linear nor quadratic"):
+        solve(m, PC.NLP, "scip")
     with pytest.raises(SolverError, match="integer variables but problem_class is LP"):
-        solve(kernel_milp(), PC.LP, "highs")
+        solve(matrix_milp(), PC.LP, "highs")
+    with pytest.raises(ValueError, match="A has 2 columns but 3 variables were given"):
+        matrix_constraint(np.ones((1, 2)), [pyo.Var(), pyo.Var(), pyo.Var()])
 
 
 @pytest.mark.parametrize("solver", ["highs", "scip"])
-def test_a_fixed_kernel_variable_keeps_its_value(solver) -> None:
-    m = kernel_milp()
+def test_fixed_variables_and_deactivated_rows_are_honoured(solver) -> None:
+    m = matrix_milp()
     m.x[1].fix(1)  # item 1 forced in: the optimum is not the free one (24)
     forced = max(sum(v for (v, _), pick in zip(KNAPSACK, picks) if pick)
                  for picks in itertools.product([0, 1], repeat=len(KNAPSACK))
@@ -952,6 +952,10 @@ def test_a_fixed_kernel_variable_keeps_its_value(solver) -> None:
     report = solve(m, PC.MILP, solver)
     assert report.status is Status.OPTIMAL and m.x[1].value == 1
     assert report.objective == pytest.approx(forced)
+    m.x[1].unfix()
+    m.cap[0].deactivate()  # no capacity row left: every item is taken
+    report = solve(m, PC.MILP, solver)
+    assert report.objective == pytest.approx(sum(v for v, _ in KNAPSACK))
 
 
 @pytest.mark.parametrize(("solver", "options", "message"), [

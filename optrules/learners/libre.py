@@ -64,11 +64,13 @@ import pandas as pd
 from optrules.cover import CoverInstance
 from optrules.data import Schema, binarize_target
 from optrules.encode import FeatureBinning
-from optrules.estimators import RulesetClassifier
+from optrules.estimators import RulesetClassifier, check_exact_options
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.boundary import HEURISTICS, ZeroRows, find_boundary
 from optrules.learners.selection import greedy_cover
+from optrules.models.set_cover import DEFAULT_MODELLER
 from optrules.ruleset import Ruleset
+from optrules.solvers import ProblemClass
 
 __all__ = ["LibreClassifier", "BottomUpClassifier", "learn_subset", "rank_boundary"]
 
@@ -193,7 +195,10 @@ class LibreClassifier(RulesetClassifier):
     selection : "greedy" or "ilp", default "greedy"
         The paper's greedy weighted set cover, or the exact ILP over the same candidates.
     solver, solver_options :
-        For ``selection="ilp"``: a MILP solver of ``optrules.solvers`` and its unified options.
+        For ``selection="ilp"``: a MILP solver of ``optrules.solvers`` and its options, checked before
+        any work; ``time_limit`` bounds the exact selection in wall time (not the weak learners).
+    modeller : "pyomo" or "cvxpy"
+        For ``selection="ilp"``: the modelling layer that builds the ILP.
     rule_cost : float, default 0
         Cost per rule in the set-cover objective (in samples); 0 is the paper's weighting.
     conflicts : "strict" or "majority", default "strict"
@@ -221,8 +226,8 @@ class LibreClassifier(RulesetClassifier):
                  alpha: float = 0.7, chi2_threshold: float = 4.6, max_intervals: int | None = None,
                  top_k: int | None = 200, min_local_support: float = 0.0, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 rule_cost: float = 0.0, conflicts: str = "strict", positive: Any = None,
-                 n_jobs: int | None = None,
+                 modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0, conflicts: str = "strict",
+                 positive: Any = None, n_jobs: int | None = None,
                  random_state: Any = None, categorical: list | None = None) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -236,6 +241,7 @@ class LibreClassifier(RulesetClassifier):
         self.selection = selection
         self.solver = solver
         self.solver_options = solver_options
+        self.modeller = modeller
         self.rule_cost = rule_cost
         self.conflicts = conflicts
         self.positive = positive
@@ -286,6 +292,8 @@ class LibreClassifier(RulesetClassifier):
             raise ValueError(f"conflicts must be 'strict' or 'majority', got {self.conflicts!r}")
         if not _is_real(self.rule_cost) or self.rule_cost < 0:
             raise ValueError(f"rule_cost must be a non-negative number, got {self.rule_cost!r}")
+        if self.selection == "ilp":
+            check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
 
     # ------------------------------------------------------------------ fit
     def _draw_subsets(self, n_features: int, rng: np.random.Generator) -> list[tuple[int, ...]]:
@@ -368,11 +376,12 @@ class LibreClassifier(RulesetClassifier):
                                               np.full(len(ranked), float(self.rule_cost)))
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),
                                 "n_candidates": int(len(ranked)), "n_bits": int(n_bits)}
+        meta["instance"] = instance.digest(self.max_rules)
         if self.selection == "ilp":
-            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=n_ones)
+            result = solve_set_cover(instance, self.max_rules, self.solver, self.solver_options, size=n_ones,
+                                     modeller=self.modeller)
             selected = _drop_redundant(cand_cover, np.asarray(result.selected, dtype=int))
-            meta.update(objective=instance.objective(selected), solve_reports=[result.report],
-                        selection_from_greedy_start=result.from_start)
+            meta.update(solve_reports=[result.report], **result.meta(instance.objective(selected)))
         else:
             selected = greedy_cover(instance, self.max_rules, size=n_ones)
             meta.update(objective=instance.objective(selected))
@@ -403,8 +412,8 @@ class BottomUpClassifier(LibreClassifier):
                  max_intervals: int | None = None, top_k: int | None = 200,
                  min_local_support: float = 0.0, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 rule_cost: float = 0.0, conflicts: str = "strict", positive: Any = None,
-                 categorical: list | None = None) -> None:
+                 modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0, conflicts: str = "strict",
+                 positive: Any = None, categorical: list | None = None) -> None:
         self.heuristic = heuristic
         self.alpha = alpha
         self.chi2_threshold = chi2_threshold
@@ -415,6 +424,7 @@ class BottomUpClassifier(LibreClassifier):
         self.selection = selection
         self.solver = solver
         self.solver_options = solver_options
+        self.modeller = modeller
         self.rule_cost = rule_cost
         self.conflicts = conflicts
         self.positive = positive

@@ -1,7 +1,7 @@
 """Solver layer: solve any declarative model with any capable solver, and report honestly.
 
-A formulation module builds a ``pyomo.kernel`` block (variables and matrix constraints from numpy
-arrays), a ``pyomo.environ`` model or a ``cvxpy.Problem`` and declares its :class:`ProblemClass`;
+A formulation module builds a Pyomo model (its large constraint families as ``MatrixConstraint``
+blocks of numpy arrays) or a ``cvxpy.Problem`` and declares its :class:`ProblemClass`;
 :func:`solve` checks that the chosen solver is installed and can handle that class through that
 modelling interface, translates the unified options once per backend, loads the model into the
 solver, runs it within the caller's deadline, loads the solution back when one exists, and returns a
@@ -13,7 +13,7 @@ The report keeps *what solution exists* (:class:`Status`) apart from *why the so
 ``Status.NO_SOLUTION`` and the model's variable values are left untouched.
 
 Modules: ``report`` (the result types), ``registry`` (which solver solves what, installed or not),
-``options`` (unified and native options), ``standard_form`` (a kernel block as arrays), ``highs`` /
+``options`` (unified and native options), ``standard_form`` (a Pyomo model as arrays), ``highs`` /
 ``scip`` (the bulk loaders), ``pyomo_environ`` / ``cvxpy_backend`` (the other interfaces), ``solve``.
 The solver matrix, option names and the measured backend behaviour are in ``docs/solvers.md``.
 """

@@ -23,6 +23,11 @@ from optrules.solvers.scip import scip_word
 __all__ = ["run_cvxpy"]
 
 _NO_POINT = ("infeasible", "unbounded", "infeasible_or_unbounded")
+#: cvxpy's canonicalisation backend. Measured here (cvxpy 1.9.3): the set cover of 100k x 500 random
+#: rows at 20% density canonicalises in 13.4 s with cvxpy's default "CPP", 9.9 s with "SCIPY" and
+#: 8.3 s with "COO"; adult's SVM QP (48,842 x 100 dummies) in 0.38 / 0.23 / 0.26 s and its CL-bigM
+#: relaxation in 0.44 / 0.34 / 0.37 s. "SCIPY" is fastest or within 20% of it on every one.
+CANON_BACKEND = "SCIPY"
 Reading = tuple[str, bool, "float | None", "float | None", "float | None", str]
 
 
@@ -99,7 +104,8 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     limit_key = backend.options.get("time_limit")
     began = time.perf_counter()
     with silenced(verbose):  # highspy prints a banner on first use even when silenced
-        data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native))
+        data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native),
+                                                        canon_backend=CANON_BACKEND)
         loaded = time.perf_counter()
         options = dict(native)
         limit = options.get(limit_key)

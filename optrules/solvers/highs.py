@@ -77,14 +77,15 @@ def _load(form: StandardForm, highspy: Any) -> Any:
     lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
     lp.a_matrix_.index_ = csc.indices.astype(np.int32)
     lp.a_matrix_.value_ = csc.data.astype(np.float64)
-    if form.is_mip:
-        kinds = np.where(form.integer, highspy.HighsVarType.kInteger, highspy.HighsVarType.kContinuous)
-        lp.integrality_ = kinds.tolist()
     if form.q_coef.size:
         model.hessian_ = _hessian(form, highspy)
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
     highs.passModel(model)
+    integer = np.flatnonzero(form.integer).astype(np.int32)
+    if integer.size:  # as arrays, after the model: a list of 10^5 HighsVarType objects costs more than the load
+        highs.changeColsIntegrality(int(integer.size), integer,
+                                    np.full(integer.size, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
     return highs
 
 
@@ -127,8 +128,7 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
     note = ""
     if has_solution:
         x = np.asarray(highs.getSolution().col_value, dtype=float)
-        form.load(x)
-        objective = form.objective_at(x)
+        objective = form.objective_at(form.load(x))
     if form.is_mip:
         bound = finite(info.mip_dual_bound)
         if bound is None and termination != "optimal":

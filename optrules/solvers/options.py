@@ -73,12 +73,12 @@ def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any
 
 
 def check_solver_options(solver: str, options: Mapping[str, Any] | None,
-                         problem_class: ProblemClass | str | None = None, interface: str | None = None,
-                         kernel: bool = False) -> dict[str, Any]:
+                         problem_class: ProblemClass | str | None = None,
+                         interface: str | None = None) -> dict[str, Any]:
     """Validate ``solver`` and its ``options`` before any work: the solver name; with
-    ``problem_class`` and ``interface``, that it is installed and capable (``kernel``: of loading a
-    ``pyomo.kernel`` block); the unified options (:func:`check_unified`); and, where the solver can
-    list them, the native options' names, types and ranges.
+    ``problem_class`` and ``interface``, that it is installed and capable; the unified options
+    (:func:`check_unified`); and, where the solver can list them, the native options' names, types
+    and ranges.
 
     Returns the checked options (as :func:`check_unified`). Raises ``UnknownSolverError``,
     ``UnsupportedProblemError`` or ``SolverNotInstalledError`` for the solver, and ``SolverError``
@@ -86,7 +86,7 @@ def check_solver_options(solver: str, options: Mapping[str, Any] | None,
     """
     spec = spec_for(solver)
     if problem_class is not None and interface is not None:
-        backend_for(solver, as_class(problem_class), interface, kernel)
+        backend_for(solver, as_class(problem_class), interface)
     opts = check_unified(options)
     native = {k: v for k, v in opts.items() if k not in UNIFIED}
     checker = _NATIVE_CHECKERS.get(spec.name)

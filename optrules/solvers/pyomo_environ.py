@@ -1,15 +1,13 @@
-"""``pyomo.environ`` models through Pyomo's own solver interfaces: ``pyomo.contrib.solver`` (HiGHS,
-SCIP, Gurobi) and the classic ``SolverFactory`` (CBC, GLPK, cyipopt).
+"""Pyomo models through Pyomo's own solver interfaces, for the solvers optrules does not load itself:
+``pyomo.contrib.solver`` (Gurobi) and the classic ``SolverFactory`` (CBC, GLPK, cyipopt).
 
-These translate the model expression by expression, which is fine for a user's model of modest
-size; optrules' own formulations are ``pyomo.kernel`` blocks loaded in bulk instead
-(``optrules.solvers.highs``, ``optrules.solvers.scip``). Translation happens inside the solver call,
-so here the time limit counts from the call and the load is part of ``solve_seconds``.
+These translate the model expression by expression, inside the solver call, so here the time limit
+counts from the call and the load is part of ``solve_seconds``. HiGHS and SCIP take the bulk loader
+(``optrules.solvers.highs``, ``optrules.solvers.scip``) instead.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from optrules.solvers.highs import highs_word
@@ -60,53 +58,6 @@ def _require_discrete_values(model: Any) -> None:
         raise SolverError(f"warm_start=True needs a value for every integer variable; unset: {empty[:5]}")
 
 
-def _scip_full_start(opt: Any) -> None:
-    """Replacement for ``ScipDirect._mipstart`` that also hands SCIP a *complete* start when it can.
-
-    Pyomo passes only the integer values, as a partial solution that SCIP must complete with a
-    sub-MIP after presolve; under a short time limit that never happens (measured: a 2300-variable
-    set cover kept its trivial incumbent). A complete solution, including Pyomo's auxiliary
-    objective variable, is checked as soon as SCIP transforms the problem.
-    """
-    import pyomo.environ as pyo
-
-    type(opt)._mipstart(opt)  # Pyomo's partial start stays: the fallback if SCIP rejects the full one
-    pairs = list(opt._pyomo_var_to_solver_var_map.items())  # (Pyomo var, SCIP var)
-    if any(var.value is None for var, _ in pairs):
-        return
-    scip = opt._solver_model
-    start = scip.createSol()
-    for var, scip_var in pairs:
-        scip.setSolVal(start, scip_var, var.value)
-    scip.setSolVal(start, opt._obj_var, pyo.value(opt._objective.expr))
-    scip.addSol(start)
-
-
-def _highs_mip_start(opt: Any, model: Any) -> None:
-    """Pass the model's current variable values to HiGHS as a (possibly partial) MIP start.
-
-    pyomo.contrib.solver's HiGHS interface has no warm-start option, so this builds the HiGHS
-    instance first and hands it the values; the solve then reuses that instance.
-    """
-    import numpy as np
-    import pyomo.environ as pyo
-
-    try:
-        opt.set_instance(model)
-        columns = opt._pyomo_var_to_solver_var_map  # id(var) -> HiGHS column (Pyomo 6.10 internals)
-        highs = opt._solver_model
-    except AttributeError:  # a Pyomo version with other internals: solve cold rather than fail
-        warnings.warn("HiGHS MIP start unavailable with this Pyomo version; solving without it", stacklevel=3)
-        return
-    index, values = [], []
-    for var in model.component_data_objects(pyo.Var, descend_into=True):
-        col = columns.get(id(var))
-        if col is not None and var.value is not None:
-            index.append(col)
-            values.append(float(var.value))
-    highs.setSolution(len(index), np.array(index, dtype=np.int32), np.array(values, dtype=np.float64))
-
-
 def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: bool, warm_start: bool) -> Outcome:
     """Solve through pyomo.contrib.solver (HiGHS, SCIP, Gurobi)."""
     import pyomo.environ  # noqa: F401  registers the pyomo.contrib.solver plugins
@@ -115,14 +66,9 @@ def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: boo
     opt = SolverFactory(backend.engine)
     kwargs: dict[str, Any] = {"tee": verbose, "load_solutions": False,
                               "raise_exception_on_nonoptimal_result": False, "solver_options": native}
-    if warm_start:
-        if backend.engine == "highs":
-            _highs_mip_start(opt, model)
-        elif "warmstart_discrete_vars" in opt.config:
-            _require_discrete_values(model)
-            kwargs["warmstart_discrete_vars"] = True
-            if backend.engine == "scip_direct" and hasattr(opt, "_mipstart"):
-                opt._mipstart = lambda: _scip_full_start(opt)  # Pyomo 6.10 internals, see docstring
+    if warm_start and "warmstart_discrete_vars" in opt.config:
+        _require_discrete_values(model)
+        kwargs["warmstart_discrete_vars"] = True
     results = opt.solve(model, **kwargs)
 
     raw = getattr(opt, "_solver_model", None)  # the solver's own status is more precise than Pyomo's
@@ -145,7 +91,7 @@ def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: boo
         results.solution_loader.load_vars()
         # The objective *at the loaded point*: Pyomo's SCIP interface minimises an auxiliary
         # variable t >= f(x), and SCIP's incumbent value is t, which can be far above f(x)
-        # (measured: 100000.0 for a point whose objective is 487).
+        # (measured: 100000.0 for a point whose objective is 487); Gurobi's is the same quantity.
         objective = objective_value(model)
         if objective is None:
             objective = finite(results.incumbent_objective)

@@ -1,10 +1,10 @@
 """The solver registry: what each solver can solve, through which modelling interface, under which
 option names, whether it is installed, and the errors a bad choice raises.
 
-A Pyomo model is either a ``pyomo.environ`` model, solved through Pyomo's own solver interfaces, or a
-``pyomo.kernel`` block (how optrules' formulations are built: variables and matrix constraints
-from numpy arrays), which a backend with ``kernel=True`` loads in bulk (``optrules.solvers.highs``,
-``optrules.solvers.scip``).
+A Pyomo model goes to a backend with ``bulk=True`` (HiGHS, SCIP) through optrules' own loader,
+which reads ``MatrixConstraint`` blocks as arrays (``optrules.solvers.standard_form``,
+``optrules.solvers.highs``, ``optrules.solvers.scip``); to the others through Pyomo's own solver
+interfaces, expression by expression.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Backend:
     module: str | None = None  #: Python distribution/module that must import (None: executable)
     legacy: bool = False  #: Pyomo: classic ``pyomo.environ.SolverFactory`` instead of pyomo.contrib.solver
     global_optimum: bool = True  #: False for local NLP solvers: their optimum of a nonconvex model is local
-    kernel: bool = False  #: Pyomo: also loads ``pyomo.kernel`` blocks in bulk (optrules' own loader)
+    bulk: bool = False  #: Pyomo: loaded by optrules' bulk loader instead of Pyomo's interface
 
 
 @dataclass(frozen=True)
@@ -92,11 +92,11 @@ _GLPK: OptionTable = {"time_limit": "tmlim", "mip_gap": "mipgap"}
 #: The registry, in order of preference. ``available_solvers`` keeps this order.
 SOLVERS: dict[str, SolverSpec] = {
     "highs": SolverSpec("highs", "highspy", "pip install highspy", {
-        "pyomo": Backend("pyomo", "highs", frozenset({P.LP, P.QP, P.MILP}), _HIGHS, "highspy", kernel=True),
+        "pyomo": Backend("pyomo", "highs", frozenset({P.LP, P.QP, P.MILP}), _HIGHS, "highspy", bulk=True),
         "cvxpy": Backend("cvxpy", "HIGHS", frozenset({P.LP, P.QP, P.MILP}), _HIGHS, "highspy"),
     }),
     "scip": SolverSpec("scip", "pyscipopt", "pip install pyscipopt", {
-        "pyomo": Backend("pyomo", "scip_direct", _EVERY_CLASS, _SCIP, "pyscipopt", kernel=True),
+        "pyomo": Backend("pyomo", "scip_direct", _EVERY_CLASS, _SCIP, "pyscipopt", bulk=True),
         "cvxpy": Backend("cvxpy", "SCIP", _CONVEX, _SCIP, "pyscipopt"),
     }),
     "clarabel": SolverSpec("clarabel", "clarabel", "pip install clarabel", {
@@ -199,12 +199,8 @@ def spec_for(solver: str) -> SolverSpec:
     return spec
 
 
-def backend_for(solver: str, problem_class: ProblemClass, interface: str,
-                kernel: bool = False) -> tuple[SolverSpec, Backend]:
-    """The backend that will run, or the error that says what to use or install instead.
-
-    ``kernel``: the model is a ``pyomo.kernel`` block, which only backends with ``kernel=True`` load.
-    """
+def backend_for(solver: str, problem_class: ProblemClass, interface: str) -> tuple[SolverSpec, Backend]:
+    """The backend that will run, or the error that says what to use or install instead."""
     spec = spec_for(solver)
     backend = spec.backends.get(interface)
     if backend is None or problem_class not in backend.classes:
@@ -215,12 +211,6 @@ def backend_for(solver: str, problem_class: ProblemClass, interface: str,
             f"no installed solver can solve {problem_class.value} through {interface}"
             + ("; build a Pyomo model and use scip" if interface == "cvxpy" else ""))
         raise UnsupportedProblemError(f"{how}; {hint}")
-    if kernel and not backend.kernel:
-        loaders = [name for name, s in SOLVERS.items() if "pyomo" in s.backends and s.backends["pyomo"].kernel
-                   and problem_class in s.backends["pyomo"].classes]
-        raise UnsupportedProblemError(
-            f"{solver} cannot load a pyomo.kernel model (how optrules builds its formulations with "
-            f"modeller='pyomo'); use {' or '.join(loaders)}, or modeller='cvxpy'")
     if not is_installed(backend):
         raise SolverNotInstalledError(
             f"solver {solver!r} is not installed for {interface}; install it with: {spec.install}"

@@ -106,6 +106,13 @@ class SolveReport:
         """Build, load and solve seconds together."""
         return self.build_seconds + self.load_seconds + self.solve_seconds
 
+    @classmethod
+    def not_run(cls, solver: str, problem_class: ProblemClass, note: str, options: Mapping[str, Any] | None = None,
+                build_seconds: float = 0.0) -> SolveReport:
+        """The report of a solve that never started because the time limit was spent before it."""
+        return cls(solver, "", problem_class, Status.NO_SOLUTION, "time_limit", None, None, None, 0.0,
+                   float(build_seconds), dict(options or {}), 0.0, 0.0, note)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-serialisable dictionary; :meth:`from_dict` inverts it exactly."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}

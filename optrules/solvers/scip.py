@@ -136,8 +136,7 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
     objective = None
     if has_solution:
         x = loaded.values()
-        form.load(x)
-        objective = form.objective_at(x)
+        objective = form.objective_at(form.load(x))
     bound = finite(scip.getDualbound())
     note = "" if bound is not None or termination == "infeasible" else "SCIP had no finite dual bound"
     return Outcome(termination, has_solution, objective, bound, version, note, ready - began,

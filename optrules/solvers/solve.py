@@ -15,7 +15,7 @@ from optrules.solvers.pyomo_environ import run_pyomo, run_pyomo_legacy
 from optrules.solvers.registry import Backend, SolverError, as_class, backend_for, version_string
 from optrules.solvers.report import GAP_EPS, Outcome, ProblemClass, SolveReport, Status, relative_gap
 from optrules.solvers.scip import run_scip
-from optrules.solvers.standard_form import compile_kernel, is_kernel_block
+from optrules.solvers.standard_form import compile_model
 
 __all__ = ["solve", "judge"]
 
@@ -38,10 +38,9 @@ def _interface_of(model: Any) -> str:
     if cvxpy is not None and isinstance(model, cvxpy.Problem):
         return "cvxpy"
     block = sys.modules.get("pyomo.core.base.block")
-    if (block is not None and isinstance(model, block.BlockData)) or is_kernel_block(model):
+    if block is not None and isinstance(model, block.BlockData):
         return "pyomo"
-    raise SolverError("model must be a Pyomo model (pyomo.environ or pyomo.kernel) or a cvxpy Problem, "
-                      f"got {type(model).__name__}")
+    raise SolverError(f"model must be a Pyomo ConcreteModel or a cvxpy Problem, got {type(model).__name__}")
 
 
 def _check_model(model: Any, interface: str, problem_class: ProblemClass) -> bool:
@@ -49,16 +48,7 @@ def _check_model(model: Any, interface: str, problem_class: ProblemClass) -> boo
 
     Returns True when the objective is maximised.
     """
-    if is_kernel_block(model):
-        from pyomo.core.kernel.objective import IObjective, maximize
-        from pyomo.core.kernel.variable import IVariable
-
-        objectives = list(model.components(ctype=IObjective, active=True))
-        if len(objectives) != 1:
-            raise SolverError(f"a Pyomo model needs exactly one active Objective, found {len(objectives)}")
-        discrete = any(v.is_integer() for v in model.components(ctype=IVariable, active=None))
-        maximized = objectives[0].sense == maximize
-    elif interface == "pyomo":
+    if interface == "pyomo":
         import pyomo.environ as pyo
 
         objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
@@ -135,8 +125,8 @@ def solve(
     """Solve ``model`` with ``solver`` and report what was found.
 
     Args:
-        model: a Pyomo model (``pyomo.environ`` with exactly one active Objective, or a
-            ``pyomo.kernel`` block, loaded in bulk by HiGHS and SCIP) or a ``cvxpy.Problem``.
+        model: a Pyomo ``ConcreteModel`` with exactly one active Objective (HiGHS and SCIP load it
+            in bulk, ``MatrixConstraint`` blocks as arrays) or a ``cvxpy.Problem``.
         problem_class: the class the formulation declares; the solver must handle it.
         solver: a name from ``SOLVERS``.
         options: unified options ``time_limit`` (s), ``mip_gap`` (relative), ``threads``, ``seed``,
@@ -144,8 +134,8 @@ def solve(
         warm_start: pass the model's current variable values as a starting solution.
         build_seconds: time the caller spent building the model, copied into the report.
         deadline: a ``time.perf_counter()`` instant the whole call must end by (with ``time_limit``,
-            the earlier of the two). For kernel blocks and cvxpy problems the solver gets what is
-            left after loading; for ``pyomo.environ`` models the limit counts from the call.
+            the earlier of the two). The solver gets what is left after loading (through Pyomo's
+            own interfaces, used for Gurobi, CBC, GLPK and Ipopt, the limit counts from the call).
 
     Returns:
         A :class:`SolveReport`. When it has a solution, the values are loaded into ``model``;
@@ -158,8 +148,7 @@ def solve(
     """
     problem_class = as_class(problem_class)
     interface = _interface_of(model)
-    kernel = is_kernel_block(model)
-    spec, backend = backend_for(solver, problem_class, interface, kernel)
+    spec, backend = backend_for(solver, problem_class, interface)
     opts = check_unified(options)
     maximize = _check_model(model, interface, problem_class)
     native = native_options(opts, backend.options)
@@ -170,7 +159,7 @@ def solve(
         if "time_limit" in opts:
             ends = start + opts["time_limit"]
             deadline = ends if deadline is None else min(deadline, ends)
-        out = _run(model, interface, kernel, backend, native, verbose, warm_start, maximize, deadline, solver)
+        out = _run(model, interface, backend, native, verbose, warm_start, maximize, deadline, solver)
         seconds = time.perf_counter() - start
 
     status, termination, gap, bound = judge(out, problem_class, backend)
@@ -193,7 +182,7 @@ def solve(
     )
 
 
-def _run(model: Any, interface: str, kernel: bool, backend: Backend, native: dict[str, Any], verbose: bool,
+def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], verbose: bool,
          warm_start: bool, maximize: bool, deadline: float | None, solver: str) -> Outcome:
     """One solver call through the model's interface; a crash inside the solver becomes an outcome."""
     version = version_string(backend)
@@ -206,9 +195,9 @@ def _run(model: Any, interface: str, kernel: bool, backend: Backend, native: dic
             highspy.Highs.resetGlobalScheduler(True)
         if interface == "cvxpy":
             return run_cvxpy(model, backend, native, verbose, warm_start, maximize, deadline, version)
-        if kernel:
+        if backend.bulk:
             began = time.perf_counter()
-            form = compile_kernel(model)
+            form = compile_model(model)
             compiled = time.perf_counter() - began
             run = run_highs if backend.module == "highspy" else run_scip
             out = run(form, native, verbose, warm_start, deadline, version)

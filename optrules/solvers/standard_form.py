@@ -1,42 +1,34 @@
-"""A ``pyomo.kernel`` block as arrays: what the bulk loaders hand to HiGHS and SCIP in one pass.
+"""A Pyomo model as arrays: what the bulk loaders hand to HiGHS and SCIP in one pass.
 
-optrules builds its formulations as ``pyomo.kernel`` blocks whose large constraint families are
-``matrix_constraint`` objects (a scipy.sparse matrix over a tuple of variables), so nothing is
-created per row of data. :func:`compile_kernel` reads such a block without looking at the rows one
-by one:
+optrules builds its formulations as Pyomo models whose large constraint families are
+``MatrixConstraint`` components (``pyomo.core.base.matrix_constraint``: a CSR matrix over a list of
+variables, with bound arrays), so no expression is created per row of data. :func:`compile_model`
+reads such a model without forming the rows' expressions:
 
     min / max   constant + c^T x + sum_k q_k x_{i_k} x_{j_k}                  (objective)
     s.t.        row_lower <= A x <= row_upper                                  (linear rows)
                 lower_r <= a_r^T x + sum_k q_{r,k} x_{i_k} x_{j_k} <= upper_r  (quadratic rows)
                 col_lower <= x <= col_upper,   x_j integer for j in ``integer``
 
-Matrix constraints become blocks of A as they are; any other active constraint (a few, e.g. the
-bilinear definitions of CL or a user's added cut) is read through Pyomo's standard representation,
-linear ones into A and quadratic ones into ``quadratic_rows``. A fixed variable gets lower = upper =
-its value. An expression that is neither linear nor quadratic is an error. A matrix constraint is
-loaded whole when it is active (Pyomo lets single rows be deactivated too; those are loaded anyway,
-so deactivate the container or rebuild the block).
+A matrix constraint becomes a block of A as it is (its deactivated rows left out); any other
+active constraint (a few, e.g. the bilinear definitions of CL or a user's added cut) is read through
+Pyomo's standard representation, linear ones into A and quadratic ones into ``quadratic_rows``. A
+fixed variable gets lower = upper = its value. An expression that is neither linear nor quadratic
+is an error.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from optrules.solvers.registry import SolverError
 
-__all__ = ["QuadraticRow", "StandardForm", "compile_kernel", "is_kernel_block"]
-
-
-def is_kernel_block(model: Any) -> bool:
-    """True for a ``pyomo.kernel`` block (without importing Pyomo just to find out)."""
-    import sys
-
-    block = sys.modules.get("pyomo.core.kernel.block")
-    return block is not None and isinstance(model, block.IBlock)
+__all__ = ["QuadraticRow", "StandardForm", "compile_model"]
 
 
 @dataclass(frozen=True)
@@ -83,10 +75,16 @@ class StandardForm:
         """The variables' current values (NaN where a variable has none)."""
         return np.array([np.nan if v.value is None else float(v.value) for v in self.variables], dtype=float)
 
-    def load(self, x: np.ndarray) -> None:
-        """Set every variable's value from the solution vector ``x``."""
-        for var, value in zip(self.variables, np.asarray(x, dtype=float).tolist()):
-            var.value = value
+    def load(self, x: np.ndarray) -> np.ndarray:
+        """Set every free variable's value from the solution vector ``x`` and return the point set:
+        integer columns within 1e-6 of an integer are rounded to it (a solver's 0.9999999 for 1)."""
+        x = np.asarray(x, dtype=float)
+        rounded = np.round(x)
+        x = np.where(self.integer & (np.abs(x - rounded) <= 1e-6), rounded, x)
+        for var, value in zip(self.variables, x.tolist()):
+            if not var.fixed:
+                var.set_value(value, skip_validation=True)
+        return x
 
     def objective_at(self, x: np.ndarray) -> float:
         """The objective at the point ``x``."""
@@ -98,89 +96,95 @@ class StandardForm:
 
 
 def _bound(value: Any, default: float) -> float:
-    return default if value is None else float(value)
+    from pyomo.environ import value as pyomo_value
+
+    return default if value is None else float(pyomo_value(value))
 
 
-def _leaves(container: Any) -> Iterator[Any]:
-    """Active leaf objects and matrix constraints under a kernel container, in declaration order."""
-    from pyomo.core.kernel.matrix_constraint import matrix_constraint
+class _Columns:
+    """Column index of every variable: the model's own first, in declaration order, then any other
+    variable a constraint or the objective uses (Pyomo allows variables declared elsewhere)."""
 
-    for child in container.children():
-        if not child.active:
-            continue
-        if isinstance(child, matrix_constraint) or not child._is_container:
-            yield child
-        else:
-            yield from _leaves(child)
+    def __init__(self, model: Any) -> None:
+        import pyomo.environ as pyo
+
+        self.variables = list(model.component_data_objects(pyo.Var, descend_into=True))
+        self.index = {id(v): j for j, v in enumerate(self.variables)}
+
+    def of(self, variables: Any) -> np.ndarray:
+        index, out = self.index, []
+        for var in variables:
+            j = index.get(id(var))
+            if j is None:
+                j = index[id(var)] = len(self.variables)
+                self.variables.append(var)
+            out.append(j)
+        return np.array(out, dtype=np.int64)
 
 
-def compile_kernel(block: Any) -> StandardForm:
-    """The :class:`StandardForm` of a ``pyomo.kernel`` block (see the module docstring)."""
-    from pyomo.core.kernel.constraint import IConstraint
-    from pyomo.core.kernel.matrix_constraint import matrix_constraint
-    from pyomo.core.kernel.objective import IObjective, maximize
-    from pyomo.core.kernel.variable import IVariable
+def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] | None:
+    """A MatrixConstraint's CSR arrays (data, global column indices, row pointers) and bounds, its
+    inactive rows left out; None when this Pyomo keeps them under other names (the rows are then
+    read one by one)."""
+    try:
+        data, indices, indptr = component._A_data, component._A_indices, component._A_indptr
+        lower, upper, x = component._lower, component._upper, component._x
+    except AttributeError:
+        return None
+    cols = columns.of(x)
+    data = np.asarray(data, dtype=float)
+    indices = cols[np.asarray(indices, dtype=np.int64)] if len(indices) else np.zeros(0, dtype=np.int64)
+    indptr = np.asarray(indptr, dtype=np.int64)
+    lower = np.array([-np.inf if b is None else b for b in lower] if not isinstance(lower, np.ndarray) else lower,
+                     dtype=float)
+    upper = np.array([np.inf if b is None else b for b in upper] if not isinstance(upper, np.ndarray) else upper,
+                     dtype=float)
+    rows = getattr(component, "_data", None)  # the row objects, in order
+    rows = rows if isinstance(rows, tuple) and len(rows) == len(lower) else [component[i] for i in range(len(lower))]
+    active = np.fromiter(map(operator.attrgetter("active"), rows), dtype=bool, count=len(lower))
+    if not active.all():
+        keep = sp.csr_matrix((data, indices, indptr), shape=(len(lower), max(int(indices.max(initial=-1)) + 1, 1)))
+        keep = keep[active]
+        data, indices, indptr, lower, upper = keep.data, keep.indices, keep.indptr, lower[active], upper[active]
+    return data, indices, indptr, lower, upper
+
+
+def compile_model(model: Any) -> StandardForm:
+    """The :class:`StandardForm` of a Pyomo model (see the module docstring)."""
+    import pyomo.environ as pyo
+    from pyomo.core.base.matrix_constraint import MatrixConstraint
     from pyomo.repn import generate_standard_repn
 
-    variables = list(block.components(ctype=IVariable, active=None))
-    column = {id(v): j for j, v in enumerate(variables)}
-    n = len(variables)
-    col_lower = np.array([_bound(v.lb, -np.inf) for v in variables], dtype=float)
-    col_upper = np.array([_bound(v.ub, np.inf) for v in variables], dtype=float)
-    integer = np.array([v.is_integer() for v in variables], dtype=bool)
-    for j, v in enumerate(variables):
-        if v.fixed:
-            col_lower[j] = col_upper[j] = float(v.value)
-
-    def columns_of(vars_: Any) -> np.ndarray:
-        try:
-            return np.fromiter((column[id(v)] for v in vars_), dtype=np.int64)
-        except KeyError:
-            raise SolverError("a constraint uses a variable that is not declared on the model's block") from None
-
-    blocks, lowers, uppers = [], [], []
+    columns = _Columns(model)
+    blocks: list[tuple[np.ndarray, ...]] = []
     small_rows: list[tuple[np.ndarray, np.ndarray, float, float]] = []
     quadratic_rows: list[QuadraticRow] = []
-    for leaf in _leaves(block):
-        if leaf.ctype is not IConstraint:
-            continue
-        if isinstance(leaf, matrix_constraint):
-            A = leaf.A
-            cols = columns_of(leaf.x)
-            blocks.append(sp.csr_matrix((A.data, cols[A.indices], A.indptr), shape=(A.shape[0], n)))
-            lower = np.array(leaf.lb, dtype=float)
-            equality = np.asarray(leaf.equality, dtype=bool)
-            lowers.append(lower)
-            uppers.append(np.where(equality, lower, np.array(leaf.ub, dtype=float)))
-            continue
-        repn = generate_standard_repn(leaf.body, quadratic=True, compute_values=True)
+
+    def one_row(con: Any) -> None:
+        repn = generate_standard_repn(con.body, quadratic=True, compute_values=True)
         if repn.nonlinear_expr is not None:
-            raise SolverError(f"constraint {leaf.name!r} is neither linear nor quadratic; the bulk loaders "
+            raise SolverError(f"constraint {con.name!r} is neither linear nor quadratic; the bulk loaders "
                               "take linear and quadratic expressions only")
         constant = float(repn.constant)
-        lower = _bound(leaf.lb, -np.inf) - constant
-        upper = _bound(leaf.ub, np.inf) - constant
-        lin_idx = columns_of(repn.linear_vars)
-        lin_coef = np.array(repn.linear_coefs, dtype=float)
+        lower, upper = _bound(con.lower, -np.inf) - constant, _bound(con.upper, np.inf) - constant
+        lin_idx, lin_coef = columns.of(repn.linear_vars), np.array(repn.linear_coefs, dtype=float)
         if repn.quadratic_vars:
-            qi = columns_of(pair[0] for pair in repn.quadratic_vars)
-            qj = columns_of(pair[1] for pair in repn.quadratic_vars)
-            quadratic_rows.append(QuadraticRow(lin_idx, lin_coef, qi, qj,
+            quadratic_rows.append(QuadraticRow(lin_idx, lin_coef, columns.of(p[0] for p in repn.quadratic_vars),
+                                               columns.of(p[1] for p in repn.quadratic_vars),
                                                np.array(repn.quadratic_coefs, dtype=float), lower, upper))
         else:
             small_rows.append((lin_idx, lin_coef, lower, upper))
-    if small_rows:
-        indptr = np.cumsum([0] + [len(r[0]) for r in small_rows])
-        blocks.append(sp.csr_matrix((np.concatenate([r[1] for r in small_rows]),
-                                     np.concatenate([r[0] for r in small_rows]), indptr),
-                                    shape=(len(small_rows), n)))
-        lowers.append(np.array([r[2] for r in small_rows], dtype=float))
-        uppers.append(np.array([r[3] for r in small_rows], dtype=float))
-    A = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, n))
-    row_lower = np.concatenate(lowers) if lowers else np.zeros(0)
-    row_upper = np.concatenate(uppers) if uppers else np.zeros(0)
 
-    objectives = [o for o in block.components(ctype=IObjective, active=True)]
+    for component in model.component_objects(pyo.Constraint, active=True, descend_into=True):
+        block = _matrix_block(component, columns) if isinstance(component, MatrixConstraint) else None
+        if block is not None:
+            blocks.append(block)
+            continue
+        for con in component.values():
+            if con.active:
+                one_row(con)
+
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
     if len(objectives) != 1:
         raise SolverError(f"a Pyomo model needs exactly one active objective, found {len(objectives)}")
     objective = objectives[0]
@@ -188,10 +192,30 @@ def compile_kernel(block: Any) -> StandardForm:
     if repn.nonlinear_expr is not None:
         raise SolverError("the objective is neither linear nor quadratic; the bulk loaders take linear and "
                           "quadratic objectives only")
+    linear_cols = columns.of(repn.linear_vars)
+    q_i = columns.of(p[0] for p in repn.quadratic_vars)
+    q_j = columns.of(p[1] for p in repn.quadratic_vars)
+
+    n = len(columns.variables)
+    if small_rows:
+        blocks.append((np.concatenate([r[1] for r in small_rows]), np.concatenate([r[0] for r in small_rows]),
+                       np.cumsum([0] + [len(r[0]) for r in small_rows]),
+                       np.array([r[2] for r in small_rows], dtype=float),
+                       np.array([r[3] for r in small_rows], dtype=float)))
+    A = sp.vstack([sp.csr_matrix(b[:3], shape=(len(b[3]), n)) for b in blocks], format="csr") if blocks \
+        else sp.csr_matrix((0, n))
+    row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
+    row_upper = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
+
+    variables = columns.variables
+    col_lower = np.array([-np.inf if v.lb is None else v.lb for v in variables], dtype=float)
+    col_upper = np.array([np.inf if v.ub is None else v.ub for v in variables], dtype=float)
+    integer = np.array([not v.is_continuous() for v in variables], dtype=bool)
+    fixed = [j for j, v in enumerate(variables) if v.fixed]
+    for j in fixed:
+        col_lower[j] = col_upper[j] = float(variables[j].value)
     c = np.zeros(n)
-    np.add.at(c, columns_of(repn.linear_vars), np.array(repn.linear_coefs, dtype=float))
-    q_i = columns_of(pair[0] for pair in repn.quadratic_vars)
-    q_j = columns_of(pair[1] for pair in repn.quadratic_vars)
+    np.add.at(c, linear_cols, np.array(repn.linear_coefs, dtype=float))
     return StandardForm(variables, col_lower, col_upper, integer, A, row_lower, row_upper, c,
                         float(repn.constant), q_i, q_j, np.array(repn.quadratic_coefs, dtype=float),
-                        quadratic_rows, objective.sense == maximize)
+                        quadratic_rows, objective.sense == pyo.maximize)
