@@ -12,19 +12,36 @@ k_j(i) is the category of sample i in clustered feature j (sum_k z_{j,k,l} x_{i,
 (8) is bilinear, so CL is a nonconvex MINLP (problem class MINLP; SCIP solves it globally).
 ``relax=True`` gives its continuous relaxation, z in [0, 1]: a nonconvex QCQP (class NLP), solved
 globally by SCIP or locally by Ipopt (``optrules.exact.cl_ipopt`` declares it for cyipopt).
+
+Built as a Pyomo model without an expression per sample: each category's score is a variable
+
+    s_{j,k} = sum_l omegabar_{j,l} z_{j,k,l}                                   for all j, k  (8a)
+    y_i (sum_j s_{j,k_j(i)} + omega'^T x'_i + b) >= 1 - xi_i                  for all i     (8b)
+
+which is (8) exactly: (8b) is one ``MatrixConstraint`` over (s, omega', b, xi) with a row per
+sample, and the bilinear terms live in the sum_j K_j equations (8a), one per category, not per
+sample. cvxpy cannot express a bilinear constraint, so CL has no cvxpy build.
+
+The shared pieces of CL and CL-bigM (``optrules.models.cl_bigm``) are here: :class:`ClusterData`,
+the layout of categories (:class:`Layout`), the margin rows (8b) / (17), the Pyomo variables and
+objective (7) / (16), (9) / (18), and the solution type :class:`CLSolution`.
 """
 
 from __future__ import annotations
 
+import hashlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 import numpy as np
-import pyomo.environ as pyo
+import scipy.sparse as sp
 
+from optrules.models.matrix import matrix_constraint
 from optrules.solvers import ProblemClass
 
-__all__ = ["ClusterData", "CLSolution", "build", "extract", "numeric_score", "problem_class", "set_start",
-           "shared_components"]
+__all__ = ["ClusterData", "CLSolution", "ClusterModel", "Layout", "PyomoCL", "build", "extract", "margin_rows",
+           "problem_class", "start_point"]
 
 
 def problem_class(relax: bool = False) -> ProblemClass:
@@ -56,13 +73,47 @@ class ClusterData:
     def n(self) -> int:
         return len(self.y)
 
-    def index_sets(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]], list[tuple[int, int, int]]]:
-        """(j, l) pairs, (j, k) pairs and (j, k, l) triples."""
-        L = self.clusters
-        JL = [(j, l) for j in range(len(self.n_categories)) for l in range(L)]
-        JK = [(j, k) for j, size in enumerate(self.n_categories) for k in range(size)]
-        JKL = [(j, k, l) for j, k in JK for l in range(L)]
-        return JL, JK, JKL
+    def digest(self, C: float) -> str:
+        """A short fingerprint of the instance of (7)-(14) with this C: fits with the same digest
+        have the same CL objective, so a heuristic's value can be held against an exact bound."""
+        h = hashlib.sha1()
+        for code in self.codes:
+            h.update(np.ascontiguousarray(code, dtype=np.int64).tobytes())
+        h.update(np.asarray(self.n_categories, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(self.numeric, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.y, dtype=np.float64).tobytes())
+        h.update(np.array([self.clusters, C], dtype=np.float64).tobytes())
+        return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The categories of all clustered features stacked: global category k = offsets[j] + local k."""
+
+    offsets: np.ndarray  #: (J,) first global category of feature j
+    feature_of: np.ndarray  #: (K,) the feature of global category k
+    rows: np.ndarray  #: (n, J) the global category of sample i in feature j
+
+    @classmethod
+    def of(cls, data: ClusterData) -> Layout:
+        sizes = np.asarray(data.n_categories, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        rows = np.column_stack([offsets[j] + np.asarray(code, dtype=np.int64) for j, code in enumerate(data.codes)]) \
+            if len(sizes) else np.zeros((data.n, 0), dtype=np.int64)
+        return cls(offsets, np.repeat(np.arange(len(sizes)), sizes), rows)
+
+    @property
+    def K(self) -> int:
+        return int(self.feature_of.size)
+
+    @property
+    def J(self) -> int:
+        return int(self.offsets.size)
+
+    def split(self, values: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per-feature slices of an array over the global categories."""
+        ends = np.append(self.offsets, self.K)
+        return tuple(values[ends[j]:ends[j + 1]] for j in range(self.J))
 
 
 @dataclass(frozen=True)
@@ -80,90 +131,176 @@ class CLSolution:
         return tuple(np.argmax(zj, axis=1) for zj in self.z)
 
 
-def shared_components(m: pyo.ConcreteModel, data: ClusterData, relax: bool) -> None:
-    """Sets, the variables shared by CL and CL-bigM, (7), (9), (10) and the symmetry breaking."""
-    JL, JK, JKL = data.index_sets()
-    m.I = pyo.RangeSet(0, data.n - 1)
-    m.P = pyo.RangeSet(0, data.numeric.shape[1] - 1) if data.numeric.shape[1] else pyo.Set(initialize=[])
-    m.JL = pyo.Set(dimen=2, initialize=JL, ordered=True)
-    m.JK = pyo.Set(dimen=2, initialize=JK, ordered=True)
-    m.JKL = pyo.Set(dimen=3, initialize=JKL, ordered=True)
-    m.omegabar = pyo.Var(m.JL)  # (12)
-    m.omega_numeric = pyo.Var(m.P)  # (13)
-    m.b = pyo.Var()  # (14)
-    m.xi = pyo.Var(m.I, domain=pyo.NonNegativeReals)  # (10)
-    m.z = pyo.Var(m.JKL, domain=pyo.UnitInterval if relax else pyo.Binary)  # (11)
-    n = data.n
-    m.C = pyo.Param(initialize=0.0, mutable=True)
-    m.obj = pyo.Objective(  # (7) / (16)
-        expr=sum(m.omegabar[jl] ** 2 for jl in m.JL) / 2
-        + sum(m.omega_numeric[p] ** 2 for p in m.P) / 2
-        + m.C / n * pyo.quicksum(m.xi[i] for i in m.I),
-        sense=pyo.minimize,
-    )
-    m.eq9 = pyo.Constraint(m.JK, rule=lambda m, j, k: sum(m.z[j, k, l] for l in range(data.clusters)) == 1)
-    for j in range(len(data.n_categories)):  # symmetry breaking: first category in the first cluster
-        m.z[j, 0, 0].fix(1)
+def margin_rows(data: ClusterData, layout: Layout, width: int) -> sp.csr_matrix:
+    """The margin constraints (8b) / (17), one row per sample, as a matrix over the columns
+    (category scores, omega', b, xi): sample i has y_i at its categories' ``width`` score columns
+    (column ``k * width + l``; width 1: s_k of CL, width L: omegatilde_{k,l} of CL-bigM), y_i x'_i at
+    omega', y_i at b and 1 at xi_i; every row's lower bound is 1."""
+    n, P = data.n, data.numeric.shape[1]
+    y = np.asarray(data.y, dtype=float)
+    J = layout.J
+    score_cols = (layout.rows[:, :, None] * width + np.arange(width)[None, None, :]).reshape(n, J * width)
+    score = sp.csr_matrix((np.repeat(y, J * width), score_cols.ravel(), np.arange(n + 1) * J * width),
+                          shape=(n, layout.K * width))
+    numeric = sp.csr_matrix(y[:, None] * data.numeric)
+    return sp.hstack([score, numeric, sp.csr_matrix(y[:, None]), sp.identity(n, format="csr")], format="csr")
 
 
-def numeric_score(m: pyo.ConcreteModel, data: ClusterData, i: int):
-    row = data.numeric[i]
-    return pyo.quicksum(float(row[p]) * m.omega_numeric[p] for p in m.P if row[p] != 0.0)
+def assignment_rows(layout: Layout, L: int) -> sp.csr_matrix:
+    """(9) / (18): sum_l z_{k,l} = 1 for every category k, over the z columns (k * L + l)."""
+    K = layout.K
+    return sp.csr_matrix((np.ones(K * L), np.arange(K * L), np.arange(K + 1) * L), shape=(K, K * L))
 
 
-def build(data: ClusterData, C: float, relax: bool = False) -> pyo.ConcreteModel:
-    """CL (7)-(14) as a Pyomo model; ``relax=True``: z in [0, 1] (the QCQP relaxation)."""
-    m = pyo.ConcreteModel(name="CL_relaxation" if relax else "CL")
-    shared_components(m, data, relax)
-    m.C.set_value(float(C))
+def start_point(data: ClusterData, layout: Layout, assignment: Sequence[np.ndarray],
+                cluster_scores: Sequence[np.ndarray], omega_numeric: np.ndarray, b: float) -> dict[str, np.ndarray]:
+    """Every variable's value at the point of a clustering and its scores (a warm start): omegabar
+    (J x L), z (K x L), s (K: each category's score), omegatilde (K x L = z * omegabar), xi
+    (max(0, 1 - y_i f(x_i)), so the point is feasible). ``assignment[j][0]`` must be 0."""
     L = data.clusters
-    features = range(len(data.n_categories))
+    if any(len(a) and a[0] != 0 for a in assignment):
+        raise ValueError("the start must put the first category of each feature in cluster 0")
+    omegabar = np.array([np.asarray(s, dtype=float) for s in cluster_scores]).reshape(layout.J, L)
+    labels = np.concatenate([np.asarray(a, dtype=np.int64) for a in assignment]) if layout.J else np.zeros(0, int)
+    z = np.eye(L)[labels] if layout.K else np.zeros((0, L))
+    s = omegabar[layout.feature_of, labels] if layout.K else np.zeros(0)
+    score = float(b) + data.numeric @ np.asarray(omega_numeric, dtype=float) + s[layout.rows].sum(axis=1)
+    xi = np.maximum(0.0, 1.0 - data.y * score)
+    return {"omegabar": omegabar, "z": z, "s": s, "omegatilde": z * omegabar[layout.feature_of],
+            "omega_numeric": np.asarray(omega_numeric, dtype=float), "b": np.array([float(b)]), "xi": xi}
 
-    def eq8(m, i):
-        y = float(data.y[i])
-        clustered = pyo.quicksum(m.omegabar[j, l] * m.z[j, int(data.codes[j][i]), l]
-                                 for j in features for l in range(L))
-        return y * (clustered + numeric_score(m, data, i) + m.b) >= 1 - m.xi[i]
 
-    m.eq8 = pyo.Constraint(m.I, rule=eq8)
+def objective_value(data: ClusterData, C: float, omegabar: np.ndarray, omega_numeric: np.ndarray,
+                    xi: np.ndarray) -> float:
+    """(7) / (16) at a point."""
+    return float((omegabar ** 2).sum() / 2 + (omega_numeric ** 2).sum() / 2 + C / data.n * xi.sum())
+
+
+class ClusterModel(ABC):
+    """CL or CL-bigM of one instance in one modelling layer; ``model`` is what ``solve`` takes."""
+
+    def __init__(self, data: ClusterData, C: float, relax: bool) -> None:
+        self.data, self.C, self.relax = data, float(C), relax
+        self.layout = Layout.of(data)
+
+    @property
+    @abstractmethod
+    def model(self) -> Any:
+        """The Pyomo model or cvxpy Problem to solve."""
+
+    @property
+    @abstractmethod
+    def problem_class(self) -> ProblemClass:
+        """The class the model declares."""
+
+    @abstractmethod
+    def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
+                  omega_numeric: np.ndarray, b: float) -> None:
+        """Set every variable to the point of a clustering and its scores (:func:`start_point`)."""
+
+    @abstractmethod
+    def values(self) -> dict[str, np.ndarray]:
+        """The current values of omegabar (J x L), omega_numeric, b (1,), xi and z (K x L)."""
+
+    def solution(self) -> CLSolution:
+        v = self.values()
+        omegabar = v["omegabar"]
+        z = np.clip(v["z"], 0.0, 1.0)
+        objective = objective_value(self.data, self.C, omegabar, v["omega_numeric"], v["xi"])
+        return CLSolution(tuple(omegabar.copy()), v["omega_numeric"].copy(), float(v["b"][0]),
+                          self.layout.split(z), objective)
+
+
+def pyomo_values(variables: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """An indexed Pyomo Var's values in index order (0 where unset), reshaped."""
+    return np.array([0.0 if v.value is None else v.value for v in variables.values()], dtype=float).reshape(shape)
+
+
+def pyomo_assign(variables: Any, values: np.ndarray) -> None:
+    for var, value in zip(variables.values(), np.asarray(values, dtype=float).ravel().tolist()):
+        if not var.fixed:
+            var.set_value(value, skip_validation=True)
+
+
+def pyomo_cluster_model(data: ClusterData, layout: Layout, C: float, relax: bool, name: str,
+                        omegabar_bound: np.ndarray | None = None) -> Any:
+    """The Pyomo model with what CL and CL-bigM share: variables omegabar (j, l) (within
+    +-``omegabar_bound[j]`` when given), omega_numeric, b, xi >= 0 (10), z (k, l) binary (11) or in
+    [0, 1], the objective (7) / (16) with C a mutable parameter, (9) / (18), and the symmetry
+    breaking z_{offsets[j], 0} = 1 as fixed variables."""
+    import pyomo.environ as pyo
+    from pyomo.core.expr.numeric_expr import LinearExpression
+
+    J, K, L, P, n = layout.J, layout.K, data.clusters, data.numeric.shape[1], data.n
+    m = pyo.ConcreteModel(name=name)
+    if omegabar_bound is None:
+        m.omegabar = pyo.Var(range(J), range(L))  # (12)
+    else:
+        m.omegabar = pyo.Var(range(J), range(L), bounds=lambda m, j, l: (-omegabar_bound[j], omegabar_bound[j]))
+    m.omega_numeric = pyo.Var(range(P))  # (13)
+    m.b = pyo.Var()  # (14)
+    m.xi = pyo.Var(range(n), domain=pyo.NonNegativeReals)  # (10)
+    m.z = pyo.Var(range(K), range(L), domain=pyo.UnitInterval if relax else pyo.Binary)  # (11)
+    m.C = pyo.Param(initialize=float(C), mutable=True)
+    m.obj = pyo.Objective(  # (7) / (16)
+        expr=sum(v ** 2 for v in m.omegabar.values()) / 2 + sum(v ** 2 for v in m.omega_numeric.values()) / 2
+        + m.C / n * LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.xi.values())),
+        sense=pyo.minimize)
+    m.eq9 = matrix_constraint(assignment_rows(layout, L), list(m.z.values()), lower=1.0, upper=1.0)
+    for k in layout.offsets.tolist():  # symmetry breaking: first category of each feature in the first cluster
+        m.z[k, 0].fix(1)
     return m
 
 
-def set_start(m: pyo.ConcreteModel, data: ClusterData, assignment: list[np.ndarray],
-              cluster_scores: list[np.ndarray], omega_numeric: np.ndarray, b: float) -> None:
-    """Set every variable of CL to the point given by a clustering and its scores (a warm start).
+class PyomoCL(ClusterModel):
+    """CL as a Pyomo model: the shared variables, the category scores s with (8a), and (8b)."""
 
-    xi is set to max(0, 1 - y_i f(x_i)), so the point is feasible; ``assignment[j][0]`` must be 0.
-    """
-    L = data.clusters
-    score = np.full(data.n, float(b)) + data.numeric @ np.asarray(omega_numeric, dtype=float)
-    for j, code in enumerate(data.codes):
-        if assignment[j][0] != 0:
-            raise ValueError("the start must put the first category of each feature in cluster 0")
-        score += np.asarray(cluster_scores[j])[np.asarray(assignment[j])[code]]
-        for l in range(L):
-            m.omegabar[j, l].set_value(float(cluster_scores[j][l]))
-        for k in range(data.n_categories[j]):
-            for l in range(L):
-                if not m.z[j, k, l].fixed:
-                    m.z[j, k, l].set_value(1.0 if assignment[j][k] == l else 0.0)
-    for p in m.P:
-        m.omega_numeric[p].set_value(float(omega_numeric[p]))
-    m.b.set_value(float(b))
-    hinge = np.maximum(0.0, 1.0 - data.y * score)
-    for i in m.I:
-        m.xi[i].set_value(float(hinge[i]))
+    def __init__(self, data: ClusterData, C: float, relax: bool) -> None:
+        super().__init__(data, C, relax)
+        import pyomo.environ as pyo
+
+        layout, L = self.layout, data.clusters
+        m = pyomo_cluster_model(data, layout, C, relax, "CL_relaxation" if relax else "CL")
+        m.s = pyo.Var(range(layout.K))
+        m.eq8a = pyo.Constraint(range(layout.K), rule=lambda m, k: m.s[k] == sum(
+            m.omegabar[int(layout.feature_of[k]), l] * m.z[k, l] for l in range(L)))
+        m.eq8b = matrix_constraint(margin_rows(data, layout, 1),
+                                   [*m.s.values(), *m.omega_numeric.values(), m.b, *m.xi.values()], lower=1.0)
+        self._model = m
+
+    @property
+    def model(self) -> Any:
+        return self._model
+
+    @property
+    def problem_class(self) -> ProblemClass:
+        return problem_class(self.relax)
+
+    def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
+                  omega_numeric: np.ndarray, b: float) -> None:
+        point = start_point(self.data, self.layout, assignment, cluster_scores, omega_numeric, b)
+        m = self._model
+        for name in ("omegabar", "z", "s", "omega_numeric", "b", "xi"):
+            pyomo_assign(getattr(m, name), point[name])
+
+    def values(self) -> dict[str, np.ndarray]:
+        m, layout, L = self._model, self.layout, self.data.clusters
+        return {"omegabar": pyomo_values(m.omegabar, (layout.J, L)),
+                "omega_numeric": pyomo_values(m.omega_numeric, (self.data.numeric.shape[1],)),
+                "b": np.array([0.0 if m.b.value is None else m.b.value]),
+                "xi": pyomo_values(m.xi, (self.data.n,)), "z": pyomo_values(m.z, (layout.K, L))}
 
 
-def extract(m: pyo.ConcreteModel, data: ClusterData) -> CLSolution:
-    """The solution loaded in ``m`` (CL or CL-bigM)."""
-    L = data.clusters
+def build(data: ClusterData, C: float, relax: bool = False, modeller: str = "pyomo") -> PyomoCL:
+    """CL (7)-(14) in Pyomo; ``relax=True``: z in [0, 1] (the QCQP relaxation)."""
+    if modeller != "pyomo":
+        raise ValueError(f"CL has a bilinear constraint (8) that cvxpy cannot express; build it with "
+                         f"modeller='pyomo' (and solve it with scip), got modeller={modeller!r}")
+    if not data.n_categories:
+        raise ValueError("CL needs at least one clustered feature")
+    return PyomoCL(data, C, relax)
 
-    def val(var) -> float:
-        return float(pyo.value(var, exception=False) or 0.0)
 
-    scores = tuple(np.array([val(m.omegabar[j, l]) for l in range(L)]) for j in range(len(data.n_categories)))
-    z = tuple(np.array([[val(m.z[j, k, l]) for l in range(L)] for k in range(size)])
-              for j, size in enumerate(data.n_categories))
-    numeric = np.array([val(m.omega_numeric[p]) for p in m.P])
-    return CLSolution(scores, numeric, val(m.b), z, float(pyo.value(m.obj)))
+def extract(model: ClusterModel) -> CLSolution:
+    """The solution held in ``model`` (CL or CL-bigM; after a solve, the solver's)."""
+    return model.solution()

@@ -12,28 +12,33 @@ derives it from a feasible point, see docs/methods/clsvm.md):
           omegatilde_{j,k,l} <= M_j z_{j,k,l}                                                (21)
           omegatilde_{j,k,l} >= -M_j z_{j,k,l}                                               (22)
           xi_i >= 0;  z in {0, 1};  omegabar, omega', omegatilde, b free                (23)-(28)
-          z_{j,0,0} = 1 (symmetry breaking);  |omegabar_{j,l}| <= M_j (valid at every optimum)
+          z_{j,0,0} = 1 (symmetry breaking);  |omegabar_{j,l}|, |omegatilde_{j,k,l}| <= M_j (valid at every optimum)
 
-A convex MIQP (problem class MIQP): :func:`build` declares it in Pyomo for SCIP (or Gurobi).
-With z in [0, 1] it is a convex QP: :func:`build_relaxation` declares that in cvxpy (Clarabel,
-OSQP, HiGHS or SCIP), where it builds and solves about ten times faster than through Pyomo;
-``build(..., relax=True)`` gives the same relaxation in Pyomo for cross-checks.
+A convex MIQP (problem class MIQP, solved by SCIP or Gurobi); with z in [0, 1] (``relax=True``) a
+convex QP (Clarabel, OSQP, HiGHS, SCIP). Both modelling layers build it from the same matrices, one
+block per equation: (17) one row per sample (``optrules.models.cl.margin_rows``), (18) one row per
+category, (19)-(22) one row per category and cluster. ``modeller="pyomo"``: Pyomo
+``MatrixConstraint`` blocks; ``modeller="cvxpy"``: sparse ``A @ x`` constraints.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
-import cvxpy as cp
 import numpy as np
-import pyomo.environ as pyo
+import scipy.sparse as sp
 
-from optrules.models.cl import ClusterData, CLSolution, numeric_score, shared_components
-from optrules.models.cl import set_start as cl_set_start
+from optrules.models.cl import (ClusterData, ClusterModel, CLSolution, Layout, assignment_rows, margin_rows,
+                                pyomo_assign, pyomo_cluster_model, pyomo_values, start_point)
+from optrules.models.matrix import matrix_constraint
 from optrules.solvers import ProblemClass
 
-__all__ = ["BigMRelaxation", "build", "build_relaxation", "extract_relaxation", "problem_class", "set_start"]
+__all__ = ["MODELLERS", "DEFAULT_MODELLER", "BigMModel", "build", "extract", "linking_rows", "problem_class"]
+
+MODELLERS = ("pyomo", "cvxpy")
+#: Pyomo: the MIQP needs SCIP, which takes a MIP start only through optrules' Pyomo loader (cvxpy's
+#: SCIP interface has none); the relaxation's solvers are all cvxpy's (strategies choose per model).
+DEFAULT_MODELLER = "pyomo"
 
 
 def problem_class(relax: bool = False) -> ProblemClass:
@@ -47,106 +52,158 @@ def _bounds(data: ClusterData, M: float | Sequence[float]) -> np.ndarray:
     return bounds
 
 
-def build(data: ClusterData, C: float, M: float | Sequence[float], relax: bool = False) -> pyo.ConcreteModel:
-    """CL-bigM (16)-(28) in Pyomo; ``M`` is one bound or one per clustered feature."""
-    bounds = _bounds(data, M)
-    m = pyo.ConcreteModel(name="CL_bigM_relaxation" if relax else "CL_bigM")
-    shared_components(m, data, relax)
-    m.C.set_value(float(C))
-    L = data.clusters
-    for (j, l) in m.JL:
-        m.omegabar[j, l].setlb(-bounds[j])
-        m.omegabar[j, l].setub(bounds[j])
-    m.omegatilde = pyo.Var(m.JKL, bounds=lambda m, j, k, l: (-bounds[j], bounds[j]))  # (27)
-    features = range(len(data.n_categories))
-
-    def eq17(m, i):
-        clustered = pyo.quicksum(m.omegatilde[j, int(data.codes[j][i]), l] for j in features for l in range(L))
-        return float(data.y[i]) * (clustered + numeric_score(m, data, i) + m.b) >= 1 - m.xi[i]
-
-    m.eq17 = pyo.Constraint(m.I, rule=eq17)
-    m.eq19 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l:
-                            m.omegatilde[j, k, l] <= m.omegabar[j, l] + bounds[j] * (1 - m.z[j, k, l]))
-    m.eq20 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l:
-                            m.omegatilde[j, k, l] >= m.omegabar[j, l] - bounds[j] * (1 - m.z[j, k, l]))
-    m.eq21 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l: m.omegatilde[j, k, l] <= bounds[j] * m.z[j, k, l])
-    m.eq22 = pyo.Constraint(m.JKL, rule=lambda m, j, k, l: m.omegatilde[j, k, l] >= -bounds[j] * m.z[j, k, l])
-    return m
+def linking_rows(layout: Layout, L: int, M: np.ndarray) -> dict[str, tuple[sp.csr_matrix, float, float]]:
+    """(19)-(22) as matrices over the columns (omegatilde (K*L), omegabar (J*L), z (K*L)) with their
+    bounds: one row per category k and cluster l, M the bound of k's feature."""
+    K, J = layout.K, layout.J
+    rows = np.arange(K * L)
+    k, l = np.divmod(rows, L)
+    big = M[layout.feature_of[k]]
+    tilde = sp.csr_matrix((np.ones(K * L), (rows, rows)), shape=(K * L, K * L))
+    bar = sp.csr_matrix((np.ones(K * L), (rows, layout.feature_of[k] * L + l)), shape=(K * L, J * L))
+    z = sp.csr_matrix((big, (rows, rows)), shape=(K * L, K * L))
+    zero = sp.csr_matrix((K * L, J * L))
+    return {
+        "eq19": (sp.hstack([tilde, -bar, z], format="csr"), -np.inf, big),  # ot - ob + M z <= M
+        "eq20": (sp.hstack([tilde, -bar, -z], format="csr"), -big, np.inf),  # ot - ob - M z >= -M
+        "eq21": (sp.hstack([tilde, zero, -z], format="csr"), -np.inf, 0.0),  # ot - M z <= 0
+        "eq22": (sp.hstack([tilde, zero, z], format="csr"), 0.0, np.inf),  # ot + M z >= 0
+    }
 
 
-def set_start(m: pyo.ConcreteModel, data: ClusterData, assignment: list[np.ndarray],
-              cluster_scores: list[np.ndarray], omega_numeric: np.ndarray, b: float) -> None:
-    """CL's start (``optrules.models.cl.set_start``) plus omegatilde_{j,k,l} = z_{j,k,l} omegabar_{j,l}."""
-    cl_set_start(m, data, assignment, cluster_scores, omega_numeric, b)
-    for (j, k, l) in m.JKL:
-        m.omegatilde[j, k, l].set_value(float(cluster_scores[j][l]) if assignment[j][k] == l else 0.0)
+class BigMModel(ClusterModel):
+    """CL-bigM (or its relaxation) of one instance; ``M`` per clustered feature."""
+
+    modeller = ""
+
+    def __init__(self, data: ClusterData, C: float, M: np.ndarray, relax: bool) -> None:
+        super().__init__(data, C, relax)
+        self.M = M
+
+    @property
+    def problem_class(self) -> ProblemClass:
+        return problem_class(self.relax)
 
 
-@dataclass
-class BigMRelaxation:
-    """The cvxpy relaxation: categories of all clustered features stacked (K = sum_j K_j rows)."""
+class PyomoBigM(BigMModel):
+    modeller = "pyomo"
 
-    problem: cp.Problem
-    omegabar: cp.Variable  #: J x L
-    omegatilde: cp.Variable  #: K x L
-    z: cp.Variable  #: K x L
-    omega_numeric: cp.Variable | None
-    b: cp.Variable
-    xi: cp.Variable
-    C: cp.Parameter
-    n_categories: tuple[int, ...]
+    def __init__(self, data: ClusterData, C: float, M: np.ndarray, relax: bool) -> None:
+        super().__init__(data, C, M, relax)
+        import pyomo.environ as pyo
+
+        layout, L = self.layout, data.clusters
+        m = pyomo_cluster_model(data, layout, C, relax, "CL_bigM_relaxation" if relax else "CL_bigM", M)
+        m.omegatilde = pyo.Var(range(layout.K), range(L),  # (27), within +-M_j
+                               bounds=lambda m, k, l: (-M[layout.feature_of[k]], M[layout.feature_of[k]]))
+        m.eq17 = matrix_constraint(margin_rows(data, layout, L), [*m.omegatilde.values(), *m.omega_numeric.values(),
+                                                                  m.b, *m.xi.values()], lower=1.0)
+        columns = [*m.omegatilde.values(), *m.omegabar.values(), *m.z.values()]
+        for name, (A, lower, upper) in linking_rows(layout, L, M).items():  # (19)-(22)
+            m.add_component(name, matrix_constraint(A, columns, lower=lower, upper=upper))
+        self._model = m
+
+    @property
+    def model(self) -> Any:
+        return self._model
+
+    def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
+                  omega_numeric: np.ndarray, b: float) -> None:
+        point = start_point(self.data, self.layout, assignment, cluster_scores, omega_numeric, b)
+        for name in ("omegabar", "z", "omegatilde", "omega_numeric", "b", "xi"):
+            pyomo_assign(getattr(self._model, name), point[name])
+
+    def values(self) -> dict[str, np.ndarray]:
+        m, layout, L = self._model, self.layout, self.data.clusters
+        return {"omegabar": pyomo_values(m.omegabar, (layout.J, L)),
+                "omega_numeric": pyomo_values(m.omega_numeric, (self.data.numeric.shape[1],)),
+                "b": np.array([0.0 if m.b.value is None else m.b.value]),
+                "xi": pyomo_values(m.xi, (self.data.n,)), "z": pyomo_values(m.z, (layout.K, L))}
 
 
-def build_relaxation(data: ClusterData, C: float, M: float | Sequence[float]) -> BigMRelaxation:
-    """The continuous relaxation of CL-bigM (z in [0, 1]), a convex QP, in cvxpy."""
-    bounds = _bounds(data, M)
-    n, L = data.n, data.clusters
-    sizes = data.n_categories
-    J, K = len(sizes), int(sum(sizes))
-    if J == 0:
+class CvxpyBigM(BigMModel):
+    """Vector variables (omegabar and z, omegatilde flattened k-major), one sparse block per equation."""
+
+    modeller = "cvxpy"
+
+    def __init__(self, data: ClusterData, C: float, M: np.ndarray, relax: bool) -> None:
+        super().__init__(data, C, M, relax)
+        import cvxpy as cp
+
+        layout, L, n, P = self.layout, data.clusters, data.n, data.numeric.shape[1]
+        J, K = layout.J, layout.K
+        bound_bar = np.repeat(M, L)
+        self.omegabar = cp.Variable(J * L, name="omegabar", bounds=[-bound_bar, bound_bar])
+        self.omega_numeric = cp.Variable(P, name="omega_numeric") if P else None
+        self.b = cp.Variable(1, name="b")
+        self.xi = cp.Variable(n, name="xi", nonneg=True)  # (23)
+        self.z = (cp.Variable(K * L, name="z", bounds=[0, 1]) if relax
+                  else cp.Variable(K * L, name="z", boolean=True))  # (24)
+        bound_tilde = np.repeat(M[layout.feature_of], L)
+        self.omegatilde = cp.Variable(K * L, name="omegatilde", bounds=[-bound_tilde, bound_tilde])
+        self.C_parameter = cp.Parameter(nonneg=True, value=float(C), name="C")
+        numeric = [self.omega_numeric] if P else []
+        constraints = [margin_rows(data, layout, L) @ cp.hstack([self.omegatilde, *numeric, self.b, self.xi]) >= 1,  # (17)
+                       assignment_rows(layout, L) @ self.z == 1,  # (18)
+                       self.z[layout.offsets * L] == 1]  # symmetry breaking
+        columns = cp.hstack([self.omegatilde, self.omegabar, self.z])
+        for A, lower, upper in linking_rows(layout, L, M).values():  # (19)-(22)
+            constraints += _bounded(A @ columns, lower, upper)
+        penalty = cp.sum_squares(self.omegabar) / 2 + (cp.sum_squares(self.omega_numeric) / 2 if P else 0)
+        self.problem = cp.Problem(cp.Minimize(penalty + self.C_parameter / n * cp.sum(self.xi)), constraints)  # (16)
+
+    @property
+    def model(self) -> Any:
+        return self.problem
+
+    def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
+                  omega_numeric: np.ndarray, b: float) -> None:
+        point = start_point(self.data, self.layout, assignment, cluster_scores, omega_numeric, b)
+        self.omegabar.value = point["omegabar"].ravel()
+        self.z.value = point["z"].ravel()
+        self.omegatilde.value = point["omegatilde"].ravel()
+        if self.omega_numeric is not None:
+            self.omega_numeric.value = point["omega_numeric"]
+        self.b.value = point["b"]
+        self.xi.value = point["xi"]
+
+    def values(self) -> dict[str, np.ndarray]:
+        layout, L = self.layout, self.data.clusters
+
+        def value(var: Any, shape: tuple[int, ...]) -> np.ndarray:
+            if var is None or var.value is None:
+                return np.zeros(shape)
+            return np.asarray(var.value, dtype=float).reshape(shape)
+
+        return {"omegabar": value(self.omegabar, (layout.J, L)),
+                "omega_numeric": value(self.omega_numeric, (self.data.numeric.shape[1],)),
+                "b": value(self.b, (1,)), "xi": value(self.xi, (self.data.n,)),
+                "z": value(self.z, (layout.K, L))}
+
+
+def _bounded(expression: Any, lower: Any, upper: Any) -> list[Any]:
+    """cvxpy constraints lower <= expression <= upper, for the finite sides only."""
+    out = []
+    if np.isfinite(lower).any():
+        out.append(expression >= lower)
+    if np.isfinite(upper).any():
+        out.append(expression <= upper)
+    return out
+
+
+_MODELS: dict[str, type[BigMModel]] = {"pyomo": PyomoBigM, "cvxpy": CvxpyBigM}
+
+
+def build(data: ClusterData, C: float, M: float | Sequence[float], relax: bool = False,
+          modeller: str = DEFAULT_MODELLER) -> BigMModel:
+    """CL-bigM (16)-(28), or with ``relax=True`` its convex QP relaxation, in the chosen layer;
+    ``M`` is one bound or one per clustered feature."""
+    if modeller not in _MODELS:
+        raise ValueError(f"modeller must be one of {list(MODELLERS)}, got {modeller!r}")
+    if not data.n_categories:
         raise ValueError("CL-bigM needs at least one clustered feature")
-    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
-    feature_of = np.repeat(np.arange(J), sizes)  # category row -> its feature
-    expand = np.zeros((K, J))
-    expand[np.arange(K), feature_of] = 1.0
-    one_hot = np.zeros((n, K))
-    for j, code in enumerate(data.codes):
-        one_hot[np.arange(n), offsets[j] + code] = 1.0
-    big = bounds[feature_of][:, None]  # K x 1
-
-    omegabar = cp.Variable((J, L), name="omegabar")
-    omegatilde = cp.Variable((K, L), name="omegatilde")
-    z = cp.Variable((K, L), name="z")
-    omega_numeric = cp.Variable(data.numeric.shape[1], name="omega_numeric") if data.numeric.shape[1] else None
-    b = cp.Variable(name="b")
-    xi = cp.Variable(n, name="xi")
-    c_param = cp.Parameter(nonneg=True, value=float(C), name="C")
-    per_category = expand @ omegabar  # K x L: omegabar_{j(k), l}
-    score = one_hot @ cp.sum(omegatilde, axis=1) + b
-    penalty = cp.sum_squares(omegabar) / 2
-    if omega_numeric is not None:
-        score = score + data.numeric @ omega_numeric
-        penalty = penalty + cp.sum_squares(omega_numeric) / 2
-    constraints = [
-        cp.multiply(data.y.astype(float), score) >= 1 - xi,  # (17)
-        cp.sum(z, axis=1) == 1,  # (18)
-        omegatilde <= per_category + cp.multiply(big, 1 - z),  # (19)
-        omegatilde >= per_category - cp.multiply(big, 1 - z),  # (20)
-        omegatilde <= cp.multiply(big, z),  # (21)
-        omegatilde >= -cp.multiply(big, z),  # (22)
-        xi >= 0,  # (23)
-        z >= 0, z <= 1,  # (24) relaxed
-        z[offsets, 0] == 1,  # symmetry breaking
-        cp.abs(omegabar) <= bounds[:, None],
-    ]
-    problem = cp.Problem(cp.Minimize(penalty + c_param / n * cp.sum(xi)), constraints)  # (16)
-    return BigMRelaxation(problem, omegabar, omegatilde, z, omega_numeric, b, xi, c_param, tuple(sizes))
+    return _MODELS[modeller](data, C, _bounds(data, M), relax)
 
 
-def extract_relaxation(model: BigMRelaxation) -> CLSolution:
-    z_all = np.clip(np.asarray(model.z.value, dtype=float), 0.0, 1.0)
-    bounds = np.cumsum((0,) + model.n_categories)
-    z = tuple(z_all[bounds[j]:bounds[j + 1]] for j in range(len(model.n_categories)))
-    scores = tuple(np.asarray(model.omegabar.value, dtype=float))
-    numeric = np.zeros(0) if model.omega_numeric is None else np.asarray(model.omega_numeric.value, dtype=float)
-    return CLSolution(scores, numeric, float(model.b.value), z, float(model.problem.value))
+def extract(model: BigMModel) -> CLSolution:
+    return model.solution()

@@ -16,10 +16,12 @@ from sklearn.model_selection import StratifiedKFold
 
 from optrules.data import Schema, binarize_target
 from optrules.estimators import RulesetClassifier
-from optrules.exact.clsvm import STRATEGIES, StrategyInputs, run_strategy
+from optrules.exact.clsvm import STRATEGIES, StrategyInputs, default_modeller, run_strategy
 from optrules.exact.scorecard import ScorecardDesign
 from optrules.models.cl import ClusterData
+from optrules.models.cl_bigm import MODELLERS
 from optrules.ruleset import Ruleset
+from optrules.solvers import ProblemClass, check_solver_options
 
 __all__ = ["CLSVMClassifier", "C_GRID", "CV_FOLDS"]
 
@@ -48,7 +50,9 @@ class CLSVMClassifier(RulesetClassifier):
         The SVM's regularisation parameter (default 10: the benchmark datasets choose 10 or 100 by
         cross-validation, and the MIQP is much faster at 10); ``"cv"`` chooses it from ``C_GRID`` by
         stratified ``CV_FOLDS``-fold inner cross-validation accuracy of the strategy's classifier (for ``clm``
-        and ``cl`` the inner runs use ``svm-c``, the MIQP's warm start, to keep them affordable).
+        and ``cl`` the inner runs use ``svm-c``, the MIQP's warm start, to keep them affordable, with
+        default solvers and no limit; otherwise each inner run has the fit's solver options, its
+        own ``time_limit`` included).
     clusters : int >= 1
         L, the number of clusters of every categorical feature with three or more categories.
     draws : int >= 1
@@ -56,9 +60,14 @@ class CLSVMClassifier(RulesetClassifier):
     positive : label, optional
         The positive class (default: the minority class); every other class is negative.
     solver, solver_options :
-        Solver and unified options of the strategy's main model: the SVM QP (svm-o, svm-c), the
-        QCQP (cl-rr: ``"ipopt"`` via cyipopt or ``"scip"``), the CL-bigM relaxation (clm-rr), the
-        MIQP (clm: ``"scip"`` or ``"gurobi"``), the MINLP (cl: ``"scip"``). None: the default.
+        Solver and options of the strategy's main model: the SVM QP (svm-o, svm-c), the QCQP
+        (cl-rr: ``"ipopt"`` via cyipopt or ``"scip"``), the CL-bigM relaxation (clm-rr), the MIQP
+        (clm: ``"scip"`` or ``"gurobi"``), the MINLP (cl: ``"scip"``). None: the default. Checked
+        before any work. ``time_limit`` bounds the whole strategy in wall time (the warm start's and
+        the bound QPs, the model's build, load and solve, the roundings).
+    modeller : "pyomo", "cvxpy" or None
+        The layer that builds the strategy's CL-bigM model (clm, clm-rr) or CL model (cl, cl-rr:
+        Pyomo only). None: Pyomo for clm (SCIP gets the warm start), cvxpy for clm-rr (Clarabel).
     random_state : int, optional
         Seeds the randomized rounding and the inner folds.
     """
@@ -67,7 +76,8 @@ class CLSVMClassifier(RulesetClassifier):
 
     def __init__(self, strategy: str = "svm-c", C: float | str = 10.0, clusters: int = 2, draws: int = 10,
                  positive: Any = None, solver: str | None = None, solver_options: dict | None = None,
-                 random_state: int | None = None, categorical: list | None = None) -> None:
+                 modeller: str | None = None, random_state: int | None = None,
+                 categorical: list | None = None) -> None:
         self.strategy = strategy
         self.C = C
         self.clusters = clusters
@@ -75,6 +85,7 @@ class CLSVMClassifier(RulesetClassifier):
         self.positive = positive
         self.solver = solver
         self.solver_options = solver_options
+        self.modeller = modeller
         self.random_state = random_state
         self.categorical = categorical
 
@@ -88,6 +99,32 @@ class CLSVMClassifier(RulesetClassifier):
             raise ValueError(f"clusters must be an integer >= 1, got {self.clusters!r}")
         if not (isinstance(self.draws, (int, np.integer)) and self.draws >= 1):
             raise ValueError(f"draws must be an integer >= 1, got {self.draws!r}")
+        self._check_solver()
+
+    def _check_solver(self) -> None:
+        """The strategy's main model, its solver and the solver options, checked before any work."""
+        strategy, modeller = self.strategy, self.modeller
+        builds = default_modeller(strategy)
+        if modeller is not None:
+            if modeller not in MODELLERS:
+                raise ValueError(f"modeller must be one of {list(MODELLERS)} or None, got {modeller!r}")
+            if builds is None:
+                raise ValueError(f"strategy {strategy!r} builds no CL model, so modeller does not apply "
+                                 "(its SVM QPs are cvxpy models)")
+            if strategy in ("cl", "cl-rr") and modeller != "pyomo":
+                raise ValueError(f"strategy {strategy!r} builds CL, whose bilinear constraint cvxpy cannot "
+                                 "express: use modeller='pyomo'")
+        interface = modeller or builds or "cvxpy"
+        problem = {"svm-o": ProblemClass.QP, "svm-c": ProblemClass.QP, "cl-rr": ProblemClass.NLP,
+                   "clm-rr": ProblemClass.QP, "clm": ProblemClass.MIQP, "cl": ProblemClass.MINLP}[strategy]
+        solver = self.solver or {"clm": "scip", "cl": "scip", "cl-rr": "scip"}.get(strategy, "clarabel")
+        if strategy == "cl-rr" and self.solver in (None, "ipopt"):  # cyipopt directly, not a registry backend
+            check_solver_options("scip", {k: v for k, v in (self.solver_options or {}).items()
+                                          if k in ("time_limit", "verbose")})
+            return
+        if strategy == "clm-rr" and self.solver is None and interface == "pyomo":
+            solver = "highs"
+        check_solver_options(solver, self.solver_options, problem, interface)
 
     def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray,
                   rng: np.random.Generator) -> tuple[float, dict[float, float]]:
@@ -101,9 +138,10 @@ class CLSVMClassifier(RulesetClassifier):
             inner = _inputs(frame.iloc[train].reset_index(drop=True), schema, is_positive[train], self.clusters)
             held_out = frame.iloc[test].reset_index(drop=True)
             for C in C_GRID:
-                result = run_strategy(strategy, inner, C, draws=self.draws,
-                                      solver=self.solver if strategy == self.strategy else None,
-                                      options=self.solver_options, rng=rng)
+                same = strategy == self.strategy
+                result = run_strategy(strategy, inner, C, draws=self.draws, solver=self.solver if same else None,
+                                      options=self.solver_options if same else None, rng=rng,
+                                      modeller=self.modeller if same else None)
                 scorecard = inner.design.to_ruleset(result.card, schema, True, False, (False, True))
                 predicted = scorecard.decision_function(held_out) > 0
                 accuracy[C].append(float((predicted == is_positive[test]).mean()))
@@ -121,10 +159,9 @@ class CLSVMClassifier(RulesetClassifier):
             meta["cv_accuracy"] = {str(c): s for c, s in scores.items()}
         inputs = _inputs(X, schema, target.is_positive, self.clusters)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
-                              options=self.solver_options, rng=rng)
+                              options=self.solver_options, rng=rng, modeller=self.modeller)
         meta.update(C=float(C), objective=result.objective, solve_reports=result.reports,
-                    build_seconds=sum(r.build_seconds for r in result.reports),
-                    solve_seconds=sum(r.solve_seconds for r in result.reports), **result.meta)
+                    instance=inputs.data.digest(float(C)), **result.meta)
         ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,
                                            target.classes, meta)
         return ruleset.with_meta(complexity=ruleset.scorecard_complexity(inputs.design.clustered))

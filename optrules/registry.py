@@ -45,7 +45,7 @@ METHODS: dict[str, Method] = {
                "rule set chosen among mined candidates by the weighted set-cover ILP",
                fixed={"selection": "ilp"},
                test_params={"candidates": {"max_len": 2, "max_candidates": 50},
-                            "solver_options": {"time_limit": 20}}),
+                            "solver_options": {"mip_max_nodes": 1000}}),
         Method("setcover-greedy", SetCoverClassifier, False,
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},
@@ -82,16 +82,16 @@ METHODS: dict[str, Method] = {
         Method("cl-rr", CLSVMClassifier, False,
                "CLSVM: QCQP relaxation of CL (Ipopt or SCIP), randomized rounding, SVM on the clusters",
                fixed={"strategy": "cl-rr"}, kind="score",
-               test_params={"draws": 3, "random_state": 0, "solver_options": {"time_limit": 10}}),
+               test_params={"draws": 3, "random_state": 0}),
         Method("clm-rr", CLSVMClassifier, False,
                "CLSVM: convex QP relaxation of CL-bigM, randomized rounding, SVM on the clusters",
                fixed={"strategy": "clm-rr"}, kind="score", test_params={"draws": 3, "random_state": 0}),
         Method("clm", CLSVMClassifier, True,
                "CLSVM: the CL-bigM MIQP (SCIP), warm-started from SVM_C",
-               fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"time_limit": 2}}),
+               fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"limits/nodes": 10}}),
         Method("cl", CLSVMClassifier, True,
                "CLSVM: the CL MINLP solved globally by SCIP, warm-started from SVM_C",
-               fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"time_limit": 2}}),
+               fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"limits/nodes": 10}}),
     )
 }
 

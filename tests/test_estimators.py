@@ -56,12 +56,14 @@ def test_ilp_never_worse_than_greedy_on_real_candidates():
     X, y = optrules.load("german")
     params = {"positive": "bad", "alpha": 0.7, "candidates": {"max_len": 2, "max_candidates": 60}}
     greedy = make_estimator("setcover-greedy", **params).fit(X, y).ruleset_
-    exact = make_estimator("setcover", solver_options={"time_limit": 20}, **params).fit(X, y).ruleset_
+    exact = make_estimator("setcover", solver_options={"mip_max_nodes": 10_000}, **params).fit(X, y).ruleset_
     report = exact.meta["solve_reports"][0]
     assert report.status in (optrules.Status.OPTIMAL, optrules.Status.FEASIBLE)
     assert exact.meta["objective"] <= greedy.meta["objective"] + 1e-6
-    assert report.objective == pytest.approx(exact.meta["objective"], abs=1e-6)
-    assert report.best_bound <= report.objective + 1e-6
+    if exact.meta["fallback"] is None:
+        assert report.objective == pytest.approx(exact.meta["objective"], abs=1e-6)
+    assert exact.meta["best_bound"] <= exact.meta["objective"] + 1e-6
+    assert exact.meta["instance"] == greedy.meta["instance"]  # the same candidates and objective
 
 
 def test_positive_defaults_to_minority_and_multiclass_is_positive_vs_rest():

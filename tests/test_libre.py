@@ -135,7 +135,7 @@ def test_ilp_selection_never_worse_than_greedy():
     X_train, _, y_train, _ = _split("pima")
     params = {"positive": "tested_positive", "random_state": 0, "rule_cost": 1.0, "top_k": 60}
     greedy = LibreClassifier(**params).fit(X_train, y_train).ruleset_
-    exact = LibreClassifier(selection="ilp", solver_options={"time_limit": 20}, **params).fit(
+    exact = LibreClassifier(selection="ilp", solver_options={"mip_max_nodes": 10_000}, **params).fit(
         X_train, y_train).ruleset_
     assert exact.meta["n_candidates"] == greedy.meta["n_candidates"]
     report = exact.meta["solve_reports"][0]

@@ -24,6 +24,7 @@ import numpy as np
 
 from optrules.models.cl import ClusterData, CLSolution
 from optrules.solvers import ProblemClass, SolveReport, Status
+from optrules.solvers.options import UNIFIED
 
 __all__ = ["ipopt_available", "solve_relaxation_ipopt"]
 
@@ -199,7 +200,8 @@ def solve_relaxation_ipopt(data: ClusterData, C: float, start: CLSolution,
 
     A run stopped by a limit (``time_limit`` is Ipopt's ``max_wall_time``) still returns its last
     iterate, whose z lies in [0, 1] and can be rounded; the report says FEASIBLE (with the objective)
-    only when the iterate satisfies the margin constraints, NO_SOLUTION otherwise.
+    only when the iterate satisfies the margin constraints, NO_SOLUTION otherwise. Options other
+    than the unified ones are Ipopt options (e.g. ``{"max_iter": 50}``), set after optrules' own.
     """
     import cyipopt
 
@@ -216,6 +218,9 @@ def solve_relaxation_ipopt(data: ClusterData, C: float, start: CLSolution,
     problem.add_option("max_iter", 3000)
     if "time_limit" in opts:
         problem.add_option("max_wall_time", float(opts["time_limit"]))
+    for name, value in opts.items():
+        if name not in UNIFIED:
+            problem.add_option(name, value)
     build_seconds = time.perf_counter() - started
     started = time.perf_counter()
     x, info = problem.solve(relaxation.point(start))
@@ -230,5 +235,7 @@ def solve_relaxation_ipopt(data: ClusterData, C: float, start: CLSolution,
         status=Status.FEASIBLE if feasible else Status.ERROR if word.startswith("error") else Status.NO_SOLUTION,
         termination=word, objective=solution.objective if feasible else None, best_bound=None, gap=None,
         solve_seconds=seconds, build_seconds=build_seconds, options={"verbose": verbose, **opts},
+        time_limit=float(opts["time_limit"]) if "time_limit" in opts else None,
+        note="" if feasible else "Ipopt is a local solver: no bound",
     )
     return solution, report

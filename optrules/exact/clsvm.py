@@ -2,16 +2,25 @@
 
 Every strategy returns a :class:`StrategyResult`: a :class:`~optrules.exact.scorecard.Scorecard`
 (clustering z* and the classifier (omegabar, omega', b)), its CL objective (7) on the training data,
-and the solve reports.
+the solve reports, and how sure the result is (status, best bound, gap, fallback).
 
 * ``svm-o``  SVM_O (1)-(6) on one dummy per category; every category is its own cluster.
 * ``svm-c``  SVM_O, then per feature the exact 1-d MSSC of its scores (Figure 3, ``mssc_1d``), then
              the SVM on the clustered data (Figure 4).
 * ``cl-rr``  the QCQP relaxation of CL solved locally (Ipopt through cyipopt when installed,
-             otherwise SCIP under a time limit), randomized rounding of z, the SVM on the clustered data.
-* ``clm-rr`` the same from the convex QP relaxation of CL-bigM (cvxpy).
+             otherwise SCIP), randomized rounding of z, the SVM on the clustered data.
+* ``clm-rr`` the same from the convex QP relaxation of CL-bigM.
 * ``clm``    the CL-bigM MIQP (SCIP by default), warm-started from SVM_C; its z and scores directly.
 * ``cl``     CL itself, solved globally by SCIP (small instances, cross-checks), warm-started likewise.
+
+``options["time_limit"]`` is the wall-clock budget of the whole strategy (``optrules.exact.budget``):
+the warm start's QPs, the big-M bound QPs, the main model's build, load and solve, and the
+roundings each get what is left, and stop or are skipped once it is spent. What the strategy then
+returns is said, never hidden: ``fallback`` is ``"start"`` when it is SVM_C's scorecard (the exact
+model found nothing better in time) and ``"constant"`` when even the start's QPs did not finish (the
+constant classifier omega = 0, b = +-1, which is feasible for CL). Every valid lower bound known on
+CL's optimum (the solver's dual bound, the convex bound (LB) of ``optrules.models.cl_lower_bound``,
+the CL-bigM relaxation's optimum) gives ``best_bound`` and the returned scorecard's ``gap``.
 
 The paper is cut before the details of CL_RR; the choices made here (rounding rule, number of
 draws, starting point of the local solve, big-M) are in docs/methods/clsvm.md.
@@ -26,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from optrules.exact.budget import TimeBudget
 from optrules.exact.cl_ipopt import ipopt_available, solve_relaxation_ipopt
 from optrules.exact.mssc import mssc_1d
 from optrules.exact.scorecard import Scorecard, ScorecardDesign
@@ -34,20 +44,31 @@ from optrules.models import cl_bigm as bigm_model
 from optrules.models import cl_lower_bound as lower_bound_model
 from optrules.models import svm as svm_model
 from optrules.models.cl import ClusterData, CLSolution
-from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, solve
+from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, relative_gap, solve
+from optrules.solvers.options import check_unified
 
 __all__ = ["STRATEGIES", "StrategyInputs", "StrategyResult", "big_m", "canonical", "constant_upper_bound",
-           "feature_big_m",            "randomized_rounding", "run_strategy"]
+           "default_modeller", "feature_big_m", "randomized_rounding", "run_strategy"]
 
 STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl")
 
-#: default time limit (s) of the SCIP fallback for the QCQP relaxation when no time_limit is given
-SCIP_RELAXATION_TIME_LIMIT = 60.0
 #: SCIP options for clm and cl (the caller's solver_options override them). SCIP 10's MPEC and sub-NLP
 #: heuristics run its bundled Ipopt/MUMPS; on the mushroom and adult MIQPs (5,000 rows) that aborted
 #: the process (SIGABRT) or deadlocked inside METIS's free() (measured, native stack in
 #: docs/methods/clsvm.md), so both are switched off.
 SCIP_DEFAULTS = {"heuristics/mpec/freq": -1, "heuristics/subnlp/freq": -1}
+#: The modelling layer of the CL-bigM model per strategy when none is given: clm's MIQP through
+#: Pyomo, whose loader hands SCIP the SVM_C start (cvxpy's SCIP interface takes none); clm-rr's
+#: relaxation through cvxpy, for Clarabel. CL is bilinear, so Pyomo only; the SVMs are cvxpy models.
+_DEFAULT_MODELLERS = {"clm": "pyomo", "clm-rr": "cvxpy", "cl": "pyomo", "cl-rr": "pyomo"}
+#: Time limit (s) of SCIP's global solve of the QCQP relaxation (cl-rr without Ipopt) when the fit
+#: has no time_limit: that solve can run for hours on a few thousand rows.
+SCIP_RELAXATION_TIME_LIMIT = 60.0
+
+
+def default_modeller(strategy: str) -> str | None:
+    """The layer a strategy builds its CL / CL-bigM model with by default (None: it builds none)."""
+    return _DEFAULT_MODELLERS.get(strategy)
 
 
 @dataclass(frozen=True)
@@ -64,10 +85,22 @@ class StrategyInputs:
 
 @dataclass(frozen=True)
 class StrategyResult:
+    """A strategy's scorecard, its CL objective, every solve report and ``meta``: the main model's
+    status and termination, best_bound, gap, fallback (None, "start" or "constant") and its reason,
+    the strategy's own figures, and the seconds of each stage."""
+
     card: Scorecard
     objective: float
     reports: list[SolveReport] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+class _OutOfTime(Exception):
+    """A QP the strategy needs did not finish within the budget."""
+
+    def __init__(self, what: str, report: SolveReport) -> None:
+        super().__init__(f"{what} returned no solution: {report.status.value} ({report.termination})")
+        self.report = report
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -95,13 +128,14 @@ def big_m(upper_bound: float) -> float:
     return math.sqrt(2.0 * upper_bound) * (1 + 1e-6) + 1e-9
 
 
-def feature_big_m(data: ClusterData, C: float, upper_bound: float,
-                  solver: str) -> tuple[np.ndarray, float | None, list[SolveReport]]:
+def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
+                  budget: TimeBudget | None = None) -> tuple[np.ndarray, float | None, list[SolveReport]]:
     """Per-feature bounds M_j = sqrt(2 (UB - LB_{-j})) from ``optrules.models.cl_lower_bound``.
 
     Returns (M, LB, reports): LB is the lower bound (LB) on CL's optimum with every feature
-    penalised. A feature whose bound problem is not solved to optimality keeps the global
-    ``big_m(UB)``. The margin 1e-6 max(1, UB) covers the convex solver's accuracy.
+    penalised. A feature whose bound problem is not solved to optimality (or not solved before the
+    ``budget`` is spent) keeps the global ``big_m(UB)``. The margin 1e-6 max(1, UB) covers the
+    convex solver's accuracy.
     """
     global_m = big_m(upper_bound)
     J = len(data.n_categories)
@@ -113,12 +147,15 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float,
     lower = None
     margin = 1e-6 * max(1.0, upper_bound)
     for j in range(-1, J):
+        if budget is not None and budget.expired:
+            break
         mu = np.ones(J)
         if j >= 0:
             mu[j] = 0.0
         model.mu.value = mu
         report = solve(model.problem, lower_bound_model.problem_class(), solver=solver,
-                       build_seconds=build_seconds if j < 0 else 0.0)
+                       build_seconds=build_seconds if j < 0 else 0.0,
+                       deadline=None if budget is None else budget.deadline)
         reports.append(report)
         if report.status is not Status.OPTIMAL:
             continue
@@ -133,32 +170,6 @@ def _default_qp_solver() -> str:
     """Clarabel when installed (fastest measured on these QPs), else the first capable cvxpy solver."""
     capable = available_solvers(ProblemClass.QP, "cvxpy")
     return "clarabel" if "clarabel" in capable else capable[0]
-
-
-def _check(report: SolveReport, what: str) -> None:
-    if not report.has_solution:
-        raise RuntimeError(f"{what} returned no solution: {report.status.value} ({report.termination})")
-
-
-def _svm(inputs: StrategyInputs, dummies: np.ndarray, C: float, solver: str,
-         options: dict | None) -> tuple[svm_model.SVMSolution, SolveReport]:
-    started = time.perf_counter()
-    model = svm_model.build(dummies, inputs.data.numeric, inputs.data.y, C)
-    report = solve(model.problem, svm_model.problem_class(), solver=solver, options=options,
-                   build_seconds=time.perf_counter() - started)
-    _check(report, f"the SVM ({solver})")
-    return svm_model.extract(model), report
-
-
-def _clustered_svm(inputs: StrategyInputs, assignment: list[np.ndarray], C: float, solver: str,
-                   options: dict | None = None) -> StrategyResult:
-    """The SVM on the dataset clustered by ``assignment`` (Figures 1-2)."""
-    L = inputs.data.clusters
-    dummies = inputs.design.dummies(inputs.data.codes, assignment, L)
-    solution, report = _svm(inputs, dummies, C, solver, options)
-    scores = tuple(solution.omega[j * L:(j + 1) * L] for j in range(len(assignment)))
-    card = Scorecard(tuple(np.asarray(a) for a in assignment), scores, solution.omega_numeric, solution.b)
-    return StrategyResult(card, solution.objective, [report])
 
 
 def _as_start(result: StrategyResult, L: int) -> CLSolution:
@@ -189,135 +200,243 @@ def randomized_rounding(z: tuple[np.ndarray, ...], draws: int, rng: np.random.Ge
     return out
 
 
+class _Run:
+    """One strategy run: the inputs, the budget, the QP solver, and the reports so far."""
+
+    def __init__(self, inputs: StrategyInputs, C: float, qp: str, qp_options: dict[str, Any],
+                 budget: TimeBudget) -> None:
+        self.inputs, self.C, self.qp, self.qp_options, self.budget = inputs, C, qp, qp_options, budget
+        self.reports: list[SolveReport] = []
+
+    def svm(self, dummies: np.ndarray, what: str, stage: str) -> svm_model.SVMSolution:
+        """The SVM QP (1)-(6) on ``dummies``; raises _OutOfTime when it finds no solution in time.
+
+        ``stage="main"``: the strategy's own model, its seconds counted as build, load and solve;
+        otherwise all of them go to ``stage`` ("start", "round")."""
+        began = time.perf_counter()
+        model = svm_model.build(dummies, self.inputs.data.numeric, self.inputs.data.y, self.C)
+        built = time.perf_counter() - began
+        report = solve(model.problem, svm_model.problem_class(), solver=self.qp, options=self.qp_options,
+                       build_seconds=built, deadline=self.budget.deadline)
+        self.reports.append(report)
+        if stage == "main":
+            self.budget.add("build", built)
+            self.budget.count_solve(report)
+        else:
+            self.budget.add(stage, report.seconds)
+        if not report.has_solution:
+            raise _OutOfTime(what, report)
+        return svm_model.extract(model)
+
+    def clustered_svm(self, assignment: list[np.ndarray], stage: str) -> StrategyResult:
+        """The SVM on the dataset clustered by ``assignment`` (Figures 1-2)."""
+        L = self.inputs.data.clusters
+        dummies = self.inputs.design.dummies(self.inputs.data.codes, assignment, L)
+        solution = self.svm(dummies, "the SVM on the clustered data", stage)
+        scores = tuple(solution.omega[j * L:(j + 1) * L] for j in range(len(assignment)))
+        card = Scorecard(tuple(np.asarray(a) for a in assignment), scores, solution.omega_numeric, solution.b)
+        return StrategyResult(card, solution.objective)
+
+    def svm_o(self, stage: str = "main") -> StrategyResult:
+        dummies = self.inputs.design.dummies(self.inputs.data.codes)
+        solution = self.svm(dummies, "SVM_O", stage)
+        sizes = np.cumsum((0,) + self.inputs.data.n_categories)
+        scores = tuple(solution.omega[sizes[j]:sizes[j + 1]] for j in range(len(self.inputs.data.n_categories)))
+        assignment = tuple(np.arange(size) for size in self.inputs.data.n_categories)
+        return StrategyResult(Scorecard(assignment, scores, solution.omega_numeric, solution.b), solution.objective)
+
+    def svm_c(self, stage: str = "main") -> StrategyResult:
+        original = self.svm_o(stage)
+        assignment = [canonical(mssc_1d(scores, self.inputs.data.clusters)) for scores in original.card.cluster_scores]
+        return self.clustered_svm(assignment, stage)
+
+    def constant(self) -> StrategyResult:
+        """omega = 0 with the best constant b: feasible for CL, objective ``constant_upper_bound``."""
+        data = self.inputs.data
+        b = 1.0 if (data.y > 0).sum() >= (data.y < 0).sum() else -1.0
+        L = data.clusters
+        card = Scorecard(tuple(np.zeros(k, dtype=np.int64) for k in data.n_categories),
+                         tuple(np.zeros(L) for _ in data.n_categories), np.zeros(data.numeric.shape[1]), b)
+        return StrategyResult(card, constant_upper_bound(data.y, self.C))
+
+    def best_rounding(self, relaxed: CLSolution, draws: int, rng: np.random.Generator) -> tuple[StrategyResult | None, int]:
+        """The best of the randomized roundings whose clustered SVM finished within the budget."""
+        best, tried = None, 0
+        for assignment in randomized_rounding(relaxed.z, draws, rng):
+            if self.budget.expired:
+                break
+            try:
+                result = self.clustered_svm(assignment, "round")
+            except _OutOfTime:
+                break
+            tried += 1
+            if best is None or result.objective < best.objective:
+                best = result
+        return best, tried
+
+
+def _finish(run: _Run, chosen: StrategyResult, main: SolveReport | None, bounds: list[float | None],
+            fallback: str | None, reason: str, extra: dict[str, Any]) -> StrategyResult:
+    """The result with its status, best bound, gap, fallback and stage seconds in ``meta``."""
+    known = [b for b in bounds if b is not None]
+    best_bound = max(known) if known else None
+    gap = relative_gap(chosen.objective, best_bound)
+    if gap is not None and gap <= 1e-6:
+        gap = 0.0
+    meta = {"status": None if main is None else main.status.value,
+            "termination": None if main is None else main.termination,
+            "best_bound": best_bound, "gap": gap, "fallback": fallback, "fallback_reason": reason,
+            **extra, **run.budget.meta()}
+    return StrategyResult(chosen.card, float(chosen.objective), run.reports, meta)
+
+
 # ------------------------------------------------------------------------------------ strategies
-def _svm_o(inputs: StrategyInputs, C: float, qp: str, options: dict | None) -> StrategyResult:
-    dummies = inputs.design.dummies(inputs.data.codes)
-    solution, report = _svm(inputs, dummies, C, qp, options)
-    sizes = np.cumsum((0,) + inputs.data.n_categories)
-    scores = tuple(solution.omega[sizes[j]:sizes[j + 1]] for j in range(len(inputs.data.n_categories)))
-    assignment = tuple(np.arange(size) for size in inputs.data.n_categories)
-    return StrategyResult(Scorecard(assignment, scores, solution.omega_numeric, solution.b),
-                          solution.objective, [report])
+def _heuristic_svm(run: _Run, strategy: str) -> StrategyResult:
+    result = run.svm_o() if strategy == "svm-o" else run.svm_c()
+    return _finish(run, result, run.reports[-1], [], None, "", {})
 
 
-def _svm_c(inputs: StrategyInputs, C: float, qp: str, options: dict | None) -> StrategyResult:
-    original = _svm_o(inputs, C, qp, options)
-    assignment = [canonical(mssc_1d(scores, inputs.data.clusters)) for scores in original.card.cluster_scores]
-    clustered = _clustered_svm(inputs, assignment, C, qp, options)
-    return StrategyResult(clustered.card, clustered.objective, original.reports + clustered.reports)
-
-
-def _best_rounding(inputs: StrategyInputs, relaxed: CLSolution, C: float, draws: int, qp: str,
-                   rng: np.random.Generator) -> tuple[StrategyResult, int]:
-    best = None
-    candidates = randomized_rounding(relaxed.z, draws, rng)
-    for assignment in candidates:
-        result = _clustered_svm(inputs, assignment, C, qp)
-        if best is None or result.objective < best.objective:
-            best = result
-    return best, len(candidates)
-
-
-def _cl_rr(inputs: StrategyInputs, C: float, draws: int, solver: str | None, options: dict | None,
-           rng: np.random.Generator, qp: str) -> StrategyResult:
-    start = _svm_c(inputs, C, qp, None)
-    options = dict(options or {})
-    use_ipopt = solver == "ipopt" or (solver is None and ipopt_available())
-    if use_ipopt:
-        relaxed, report = solve_relaxation_ipopt(inputs.data, C, _as_start(start, inputs.data.clusters), options)
+def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options: dict[str, Any],
+              modeller: str, rng: np.random.Generator) -> StrategyResult:
+    """cl-rr and clm-rr: relaxation, randomized rounding, the best clustered SVM."""
+    inputs, budget = run.inputs, run.budget
+    start = run.svm_c("start")
+    extra: dict[str, Any] = {"start_objective": start.objective}
+    bounds: list[float | None] = []
+    if strategy == "cl-rr":
+        use_ipopt = solver == "ipopt" or (solver is None and ipopt_available())
+        if use_ipopt:
+            ipopt_options = dict(options)
+            remaining = budget.remaining()
+            if remaining is not None:
+                ipopt_options["time_limit"] = max(remaining, 1e-3)
+            relaxed, report = solve_relaxation_ipopt(inputs.data, run.C, _as_start(start, inputs.data.clusters),
+                                                     ipopt_options)
+            budget.add("build", report.build_seconds)
+            budget.count_solve(report)
+        else:
+            with budget.stage("build"):
+                model = cl_model.build(inputs.data, run.C, relax=True, modeller=modeller)
+                model.set_start(list(start.card.assignment), list(start.card.cluster_scores),
+                                start.card.numeric_coef, start.card.intercept)
+            deadline = budget.deadline if budget.deadline is not None else \
+                time.perf_counter() + SCIP_RELAXATION_TIME_LIMIT
+            report = solve(model.model, model.problem_class, solver=solver or "scip", options=options,
+                           deadline=deadline)
+            budget.count_solve(report)
+            relaxed = model.solution() if report.has_solution else None
+            if report.status is Status.OPTIMAL:  # solved globally: a bound on CL
+                bounds.append(report.best_bound)
     else:
-        options.setdefault("time_limit", SCIP_RELAXATION_TIME_LIMIT)
-        began = time.perf_counter()
-        model = cl_model.build(inputs.data, C, relax=True)
-        cl_model.set_start(model, inputs.data, list(start.card.assignment), list(start.card.cluster_scores),
-                           start.card.numeric_coef, start.card.intercept)
-        report = solve(model, cl_model.problem_class(relax=True), solver=solver or "scip", options=options,
-                       build_seconds=time.perf_counter() - began)
-        relaxed = cl_model.extract(model, inputs.data) if report.has_solution else None
+        upper = min(constant_upper_bound(inputs.data.y, run.C), start.objective)
+        with budget.stage("bound"):
+            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget)
+        run.reports += bound_reports
+        bounds.append(lower)
+        extra.update(big_m=M.tolist(), upper_bound=upper, lower_bound=lower)
+        with budget.stage("build"):
+            model = bigm_model.build(inputs.data, run.C, M, relax=True, modeller=modeller)
+        report = solve(model.model, model.problem_class, solver=solver or _relaxation_solver(modeller, run.qp),
+                       options=options, deadline=budget.deadline)
+        budget.count_solve(report)
+        relaxed = model.solution() if report.has_solution else None
+        if report.status is Status.OPTIMAL:  # a convex relaxation: its optimum bounds CL-bigM, hence CL
+            bounds.append(report.objective)
+    run.reports.append(report)
+    extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective)
+    best, tried = (None, 0) if relaxed is None else run.best_rounding(relaxed, draws, rng)
+    extra["roundings_tried"] = tried
+    if best is not None:  # the best rounding, as the strategy defines it (even when SVM_C was better)
+        return _finish(run, best, report, bounds, None, "", extra)
     if relaxed is None:
-        raise RuntimeError(f"the QCQP relaxation returned no solution: {report.status.value} ({report.termination})")
-    best, tried = _best_rounding(inputs, relaxed, C, draws, qp, rng)
-    return StrategyResult(best.card, best.objective, start.reports + [report] + best.reports,
-                          {"relaxation_solver": report.solver, "relaxation_objective": report.objective,
-                           "roundings_tried": tried})
-
-
-def _clm_rr(inputs: StrategyInputs, C: float, draws: int, solver: str | None, options: dict | None,
-            rng: np.random.Generator, qp: str) -> StrategyResult:
-    start = _svm_c(inputs, C, qp, None)
-    upper = min(constant_upper_bound(inputs.data.y, C), start.objective)
-    M, lower, bound_reports = feature_big_m(inputs.data, C, upper, qp)
-    began = time.perf_counter()
-    model = bigm_model.build_relaxation(inputs.data, C, M)
-    report = solve(model.problem, bigm_model.problem_class(relax=True), solver=solver or qp, options=options,
-                   build_seconds=time.perf_counter() - began)
-    _check(report, "the CL-bigM relaxation")
-    relaxed = bigm_model.extract_relaxation(model)
-    best, tried = _best_rounding(inputs, relaxed, C, draws, qp, rng)
-    return StrategyResult(best.card, best.objective, start.reports + bound_reports + [report] + best.reports,
-                          {"big_m": M.tolist(), "upper_bound": upper, "lower_bound": lower,
-                           "relaxation_solver": report.solver, "relaxation_objective": report.objective,
-                           "roundings_tried": tried})
-
-
-def _exact(inputs: StrategyInputs, C: float, strategy: str, solver: str | None, options: dict | None,
-           qp: str) -> StrategyResult:
-    """clm (CL-bigM MIQP) or cl (CL MINLP), warm-started from SVM_C; never worse than that start."""
-    start = _svm_c(inputs, C, qp, None)
-    upper = min(constant_upper_bound(inputs.data.y, C), start.objective)
-    bound_reports: list[SolveReport] = []
-    if strategy == "clm":
-        M, lower, bound_reports = feature_big_m(inputs.data, C, upper, qp)
-        began = time.perf_counter()
-        model = bigm_model.build(inputs.data, C, M)
-        problem_class, set_start = bigm_model.problem_class(), bigm_model.set_start
-        meta: dict[str, Any] = {"big_m": M.tolist(), "lower_bound": lower}
+        reason = (f"the relaxation returned no solution ({report.status.value}: {report.termination}); "
+                  "the SVM_C start is returned")
     else:
-        began = time.perf_counter()
-        model = cl_model.build(inputs.data, C)
-        problem_class, set_start = cl_model.problem_class(), cl_model.set_start
-        meta = {}
-    set_start(model, inputs.data, list(start.card.assignment), list(start.card.cluster_scores),
-              start.card.numeric_coef, start.card.intercept)
+        reason = "the time limit was reached before any rounding was evaluated; the SVM_C start is returned"
+    return _finish(run, start, report, bounds, "start", reason, extra)
+
+
+def _relaxation_solver(modeller: str, qp: str) -> str:
+    """The QP solver of the CL-bigM relaxation in ``modeller`` when none is given."""
+    if modeller == "cvxpy":
+        return qp
+    return available_solvers(ProblemClass.QP, "pyomo")[0]
+
+
+def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any], modeller: str) -> StrategyResult:
+    """clm (CL-bigM MIQP) or cl (CL MINLP), warm-started from SVM_C; never worse than that start."""
+    inputs, budget = run.inputs, run.budget
+    start = run.svm_c("start")
+    upper = min(constant_upper_bound(inputs.data.y, run.C), start.objective)
+    extra: dict[str, Any] = {"start_objective": start.objective, "upper_bound": upper}
+    bounds: list[float | None] = []
     solver = solver or "scip"
-    if solver == "scip":
-        options = {**SCIP_DEFAULTS, **(options or {})}
-    report = solve(model, problem_class, solver=solver, options=options, warm_start=True,
-                   build_seconds=time.perf_counter() - began)
-    # the exact model's own figures as plain values (tables of results copy meta entries, not reports)
-    meta.update(start_objective=start.objective, upper_bound=upper, model_status=report.status.value,
-                model_termination=report.termination, model_objective=report.objective,
-                model_best_bound=report.best_bound, model_gap=report.gap, model_solve_seconds=report.solve_seconds)
     if strategy == "clm":
-        meta["big_m_max"] = float(max(meta["big_m"], default=0.0))
-    if report.has_solution and report.objective <= start.objective + 1e-9 * max(1.0, abs(start.objective)):
-        solution = cl_model.extract(model, inputs.data)
+        with budget.stage("bound"):
+            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget)
+        run.reports += bound_reports
+        bounds.append(lower)
+        extra.update(big_m=M.tolist(), big_m_max=float(max(M, default=0.0)), lower_bound=lower)
+    problem = bigm_model.problem_class() if strategy == "clm" else cl_model.problem_class()
+    if budget.expired:
+        report = SolveReport.not_run(solver, problem, "the time limit was reached before the model was built",
+                                     options)
+        run.reports.append(report)
+        reason = "the time limit was reached before the exact model was built; the SVM_C start is returned"
+        return _finish(run, start, report, bounds, "start", reason, {**extra, "model_objective": None})
+    with budget.stage("build"):
+        model = (bigm_model.build(inputs.data, run.C, M, modeller=modeller) if strategy == "clm"
+                 else cl_model.build(inputs.data, run.C, modeller=modeller))
+        model.set_start(list(start.card.assignment), list(start.card.cluster_scores),
+                        start.card.numeric_coef, start.card.intercept)
+    if solver == "scip":
+        options = {**SCIP_DEFAULTS, **options}
+    report = solve(model.model, model.problem_class, solver=solver, options=options, warm_start=True,
+                   build_seconds=budget.seconds.get("build", 0.0), deadline=budget.deadline)
+    budget.count_solve(report)
+    run.reports.append(report)
+    bounds.append(report.best_bound)
+    extra["model_objective"] = report.objective
+    tolerance = 1e-9 * max(1.0, abs(start.objective))
+    if report.has_solution and report.objective <= start.objective + tolerance:
+        solution = model.solution()
+        if report.status is not Status.OPTIMAL and solution.objective >= start.objective - tolerance:
+            reason = (f"{solver} stopped ({report.termination}) with no incumbent better than the SVM_C start, "
+                      "which is returned")
+            return _finish(run, start, report, bounds, "start", reason, extra)
         assignment = tuple(canonical(a) if a[0] != 0 else a for a in solution.assignment)
         card = Scorecard(assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
-        return StrategyResult(card, float(report.objective), start.reports + bound_reports + [report],
-                              {**meta, "solution_from_start": False})
-    return StrategyResult(start.card, start.objective, start.reports + bound_reports + [report],
-                          {**meta, "solution_from_start": True})
+        return _finish(run, StrategyResult(card, float(report.objective)), report, bounds, None, "", extra)
+    reason = (f"{solver} returned no solution better than the SVM_C start ({report.status.value}: "
+              f"{report.termination}); the start is returned")
+    return _finish(run, start, report, bounds, "start", reason, extra)
 
 
 def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int = 10, solver: str | None = None,
-                 options: dict | None = None, rng: np.random.Generator | None = None) -> StrategyResult:
-    """Run one strategy; ``solver``/``options`` apply to its main model (see the module docstring).
+                 options: dict | None = None, rng: np.random.Generator | None = None,
+                 modeller: str | None = None) -> StrategyResult:
+    """Run one strategy; ``solver``/``options`` apply to its main model (see the module docstring),
+    ``options["time_limit"]`` to all of it, and ``modeller`` builds its CL or CL-bigM model.
 
-    Without clustered features there is nothing to cluster: every strategy is the SVM on x'.
+    Without clustered features there is nothing to cluster: every strategy is the SVM on x' (with
+    the default QP solver and only the time limit when the strategy's own model is not a QP).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
     rng = rng if rng is not None else np.random.default_rng(0)
-    main_is_qp = strategy in ("svm-o", "svm-c") or not inputs.has_clusters
+    options = check_unified(options)
+    budget = TimeBudget(options.pop("time_limit", None))
+    main_is_qp = strategy in ("svm-o", "svm-c")
     qp = solver if main_is_qp and solver is not None else _default_qp_solver()
-    qp_options = options if main_is_qp else None
-    if strategy == "svm-o" or not inputs.has_clusters:
-        return _svm_o(inputs, C, qp, qp_options)
-    if strategy == "svm-c":
-        return _svm_c(inputs, C, qp, qp_options)
-    if strategy == "cl-rr":
-        return _cl_rr(inputs, C, draws, solver, options, rng, qp)
-    if strategy == "clm-rr":
-        return _clm_rr(inputs, C, draws, solver, options, rng, qp)
-    return _exact(inputs, C, strategy, solver, options, qp)
+    qp_options = options if main_is_qp else {"verbose": options["verbose"]}
+    modeller = modeller or default_modeller(strategy) or "cvxpy"
+    run = _Run(inputs, C, qp, qp_options, budget)
+    try:
+        if main_is_qp or not inputs.has_clusters:
+            return _heuristic_svm(run, "svm-o" if strategy == "svm-o" or not inputs.has_clusters else "svm-c")
+        if strategy in ("cl-rr", "clm-rr"):
+            return _rounding(run, strategy, draws, solver, options, modeller, rng)
+        return _exact(run, strategy, solver, options, modeller)
+    except _OutOfTime as stop:
+        reason = f"{stop}; the constant classifier (omega = 0, b = +-1) is returned"
+        return _finish(run, run.constant(), stop.report, [], "constant", reason, {})
