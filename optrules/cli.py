@@ -2,7 +2,7 @@
 
     optrules compare tic_tac_toe [--methods setcover libre ...] [--test-size 0.3] [--seed 0]
     optrules run CONFIG.toml [--jobs N] [--out DIR] [--resume] [--scheduler tcp://host:8786] [--quiet]
-    optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--param alpha=0.7 ...]
+    optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--time-limit 30] [--param alpha=0.7 ...]
     optrules datasets
     optrules methods
 """
@@ -21,7 +21,7 @@ from sklearn.model_selection import train_test_split
 
 from optrules.datasets import info, list_datasets, load
 from optrules.experiments import FitError, compare, default_methods, run, summary_table
-from optrules.experiments.report import markdown_table
+from optrules.experiments.report import exact_summary, markdown_table
 from optrules.registry import METHODS, make_estimator
 
 __all__ = ["main"]
@@ -39,6 +39,19 @@ def _parse_param(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def _time_limit(text: str) -> float | None:
+    """Seconds (a positive number), or "none" for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds or 'none', got {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"the time limit must be a positive number of seconds, got {text!r}")
+    return value
+
+
 def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str, float]:
     return {
         "accuracy": accuracy_score(y_true, y_pred),
@@ -52,6 +65,8 @@ def _fit_command(args: argparse.Namespace) -> int:
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver
+    if args.time_limit is not None:
+        params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
     estimator_class = METHODS[args.method].estimator if args.method in METHODS else None
     positive = args.positive if args.positive is not None else y.attrs.get("positive")
     if positive is None:
@@ -74,12 +89,16 @@ def _fit_command(args: argparse.Namespace) -> int:
         print(f"{name:10s}{values['accuracy']:10.3f}{values['balanced_accuracy']:11.3f}{values['f1']:8.3f}")
     print(f"\nrules {ruleset.n_rules}, atoms {ruleset.n_atoms} ({ruleset.avg_atoms:.2f} per rule), "
           f"fit {ruleset.meta['fit_seconds']:.2f} s")
+    summary = exact_summary(ruleset.meta)
+    if summary:
+        print(summary)
     for report in ruleset.meta.get("solve_reports", []):
         gap = "-" if report.gap is None else f"{100 * report.gap:.2f}%"
         print(f"solver {report.solver} {report.solver_version}: {report.problem_class.value} "
               f"status {report.status.value} ({report.termination}), objective {report.objective}, "
               f"bound {report.best_bound}, gap {gap}, build {report.build_seconds:.2f} s, "
-              f"solve {report.solve_seconds:.2f} s")
+              f"load {report.load_seconds:.2f} s, solve {report.solve_seconds:.2f} s"
+              + (f" ({report.note})" if report.note else ""))
     return 0
 
 
@@ -123,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--param", action="append", type=_parse_param, metavar="KEY=VALUE",
                      help="a method parameter; values are read as JSON when they parse")
     fit.add_argument("--positive", help="positive class (default: the dataset's, else the minority)")
+    fit.add_argument("--time-limit", type=_time_limit,
+                     help="wall-clock seconds for the exact part of the fit (warm start, model load, solve)")
     fit.add_argument("--test-size", type=float, default=0.3)
     fit.add_argument("--seed", type=int, default=0)
     fit.set_defaults(run=_fit_command)
@@ -134,8 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--methods", nargs="+", metavar="METHOD", help="methods to compare instead")
     comparison.add_argument("--test-size", type=float, default=0.3)
     comparison.add_argument("--seed", type=int, default=0)
-    comparison.add_argument("--time-limit", type=float, default=10.0,
-                            help="solver time limit in seconds for the exact methods (default 10)")
+    comparison.add_argument("--time-limit", type=_time_limit, default=10.0,
+                            help="wall-clock seconds for each method's exact part (warm start, model load, "
+                                 "solve; default 10; 'none' for no limit)")
     comparison.add_argument("--jobs", type=int, default=1, help="fit this many methods at once")
     comparison.set_defaults(run=_compare_command)
     experiment = commands.add_parser("run", help="run the experiment of a TOML configuration "

@@ -465,11 +465,12 @@ def test_compare_prints_a_table_and_every_method_s_rules(capsys):
     from optrules.experiments import compare, default_methods
     from optrules.registry import METHODS
 
-    assert main(["compare", "tic_tac_toe"]) == 0
+    # no time limit: what each method reaches does not depend on the machine's speed
+    assert main(["compare", "tic_tac_toe", "--time-limit", "none"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# tic_tac_toe: 670 training / 288 test samples (stratified hold-out, seed 0), "
                           "positive class 'positive'")
-    comparison = compare("tic_tac_toe")
+    comparison = compare("tic_tac_toe", time_limit=None)
     for row in comparison.results.itertuples():
         kind = "exact" if METHODS[row.method].exact else "heuristic"
         printed = re.search(rf"^{re.escape(row.method)}\s+{kind}\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+(\d+)", out, re.M)
@@ -482,7 +483,8 @@ def test_compare_prints_a_table_and_every_method_s_rules(capsys):
     assert list(comparison.results["method"]) == default_methods()
     exact = comparison.results[comparison.results["method"] == "setcover"].iloc[0]
     assert exact["status"] == "optimal" and exact["f1"] >= 0.95
-    assert re.search(r"^setcover\s+exact .* highs\s+optimal\s+0\.0%$", out, re.M)
+    assert re.search(rf"^setcover\s+exact .* highs\s+optimal\s+{exact['objective']:.5g}\s+{exact['bound']:.5g}\s+0\.0%$",
+                     out, re.M)
 
 
 def test_compare_with_chosen_methods_and_a_bad_one(capsys):
@@ -1078,3 +1080,130 @@ def test_max_train_is_a_stratified_seeded_subsample_of_each_training_fold():
     haberman = results[results["dataset"] == "haberman"]
     assert (haberman["n_train"] == 100).all() and haberman["n_test"].sum() == len(X)
     assert (results[results["dataset"] == "monk1"]["n_train"] > 100).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Certainty of exact results: the row columns, the report's marks, certified distances, fallbacks
+# ---------------------------------------------------------------------------------------------
+
+
+def test_rows_carry_status_bound_gap_fallback_instance_and_stage_seconds():
+    config = small_config(datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 0},
+                          methods=[{"name": "setcover", "params": {"candidates": SMALL_CANDIDATES},
+                                    "solver_options": {"mip_max_nodes": 1000}},
+                                   {"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}}])
+    resolved, outcomes = execute(load_config(config), verbose=False)
+    results = results_frame(outcomes)
+    for outcome, row in zip(outcomes, results.itertuples(index=False)):
+        meta = outcome.ruleset.meta
+        assert row.objective == pytest.approx(meta["objective"]) and row.instance == meta["instance"]
+        if row.method == "setcover":
+            assert (row.status, row.fallback) == (meta["status"], meta["fallback"])
+            assert row.bound == pytest.approx(meta["best_bound"]) and row.gap == pytest.approx(meta["gap"])
+            assert row.bound <= row.objective + 1e-6
+            for column in ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds", "solve_seconds"):
+                assert getattr(row, column) == pytest.approx(meta[column]) and getattr(row, column) >= 0
+        else:
+            assert pd.isna(row.status) and pd.isna(row.bound) and pd.isna(row.fallback)
+            assert pd.isna(row.exact_seconds)
+    # the greedy and the ILP optimised the same instance on each fold
+    by_fold = results.groupby("fold")["instance"].nunique()
+    assert (by_fold == 1).all()
+
+
+def _certainty_rows(statuses, gaps, fallbacks):
+    return pd.DataFrame({"dataset": "d", "method": "m", "exact": True, "f1": 0.5, "status": statuses,
+                         "gap": gaps, "fallback": fallbacks})
+
+
+@pytest.mark.parametrize(("statuses", "gaps", "fallbacks", "mark"), [
+    (["optimal", "optimal"], [0.0, 0.0], [None, None], " ✓"),
+    (["optimal", "feasible", "feasible", "optimal"], [0.0, 0.1, 0.15, 0.0], [None, None, "start", None],
+     " ⏱2/4 12.5% ↩1"),
+    (["feasible", "no_solution"], [None, None], ["start", "start"], " ⏱2/2 no bound ↩2"),
+    (["feasible", "feasible", "optimal"], [0.2, None, 0.0], [None, None, None], " ⏱2/3 20.0% (1 no bound)"),
+    (["optimal", "timeout"], [0.0, None], [None, None], " ✓"),  # a failed fit is counted by [k/n fits]
+])
+def test_certainty_marks(statuses, gaps, fallbacks, mark):
+    from optrules.experiments.report import certainty_mark
+
+    assert certainty_mark(_certainty_rows(statuses, gaps, fallbacks)) == mark
+
+
+def test_summary_cells_of_exact_methods_carry_their_mark_and_the_report_a_legend():
+    exact = _certainty_rows(["optimal", "feasible"], [0.0, 0.3], [None, None])
+    heuristic = exact.assign(method="h", exact=False, status=None, gap=None)
+    results = pd.concat([exact, heuristic], ignore_index=True)
+    table = summary_table(results, "f1")
+    assert table.loc["d", "m"] == "**0.50 (0.00)** ⏱1/2 30.0%" and table.loc["d", "h"] == "**0.50 (0.00)**"
+    report = markdown_report(results, ("f1",))
+    assert "⏱k/n: k of n folds stopped at a limit" in report
+    assert "⏱k/n" not in markdown_report(heuristic, ("f1",))
+
+
+def test_certified_distance_holds_a_heuristic_objective_against_the_exact_bound():
+    from optrules.experiments.report import certified_table
+
+    rows = [  # dataset, method, exact, fold, instance, objective, bound, status, fallback
+        ("d", "greedy", False, 0, "A", 110.0, None, None, None),
+        ("d", "ilp", True, 0, "A", 100.0, 100.0, "optimal", None),
+        ("d", "greedy", False, 1, "B", 50.0, None, None, None),
+        ("d", "ilp", True, 1, "B", 48.0, 40.0, "feasible", None),
+        ("d", "greedy", False, 2, "C", 10.0, None, None, None),
+        ("d", "ilp", True, 2, "D", 9.0, 9.0, "optimal", None),  # another instance: not paired
+    ]
+    results = pd.DataFrame(rows, columns=["dataset", "method", "exact", "fold", "instance", "objective", "bound",
+                                          "status", "fallback"])
+    table = certified_table(results)
+    entry = table.loc[("d", "greedy", "ilp")]
+    assert entry["folds"] == 2 and entry["proven"] == 1
+    assert entry["mean"] == pytest.approx((10 / 110 + 10 / 50) / 2) and entry["largest"] == pytest.approx(0.2)
+    report = markdown_report(results.assign(f1=0.5), ("f1",))
+    assert "## Certified distance from optimal" in report and "| d | greedy | ilp | 2 | 14.55% | 20.00% | 1/2 |" in report
+
+
+def test_a_run_reports_the_greedy_s_certified_distance_to_the_ilp(tmp_path):
+    config = small_config(datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 0},
+                          methods=[{"name": "setcover", "params": {"candidates": SMALL_CANDIDATES}},
+                                   {"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}}])
+    results = run(config, out=tmp_path, verbose=False)
+    from optrules.experiments.report import certified_table
+
+    entry = certified_table(results).loc[("monk1", "setcover-greedy", "setcover")]
+    assert entry["folds"] == 2 and entry["proven"] == 2  # small instances: the ILP proves its optimum
+    exact = results[results["method"] == "setcover"].set_index("fold")
+    greedy = results[results["method"] == "setcover-greedy"].set_index("fold")
+    expected = ((greedy["objective"] - exact["bound"]) / greedy["objective"]).mean()
+    assert entry["mean"] == pytest.approx(expected) and entry["mean"] >= 0
+    written = pd.read_csv(tmp_path / "results.csv")
+    assert {"status", "gap", "bound", "fallback", "build_seconds", "load_seconds", "solve_seconds"} <= set(written)
+    assert "## Certified distance from optimal" in (tmp_path / "report.md").read_text()
+
+
+def test_compare_says_when_a_fit_returned_its_warm_start():
+    from optrules.experiments.compare import Comparison
+    from optrules.ruleset import Ruleset
+
+    ruleset = Ruleset("set", (), "no", ("a",), ("no", "yes"), positive="yes",
+                      meta={"fallback": "start", "fallback_reason": "highs stopped (time_limit) with no incumbent "
+                                                                    "better than the greedy start, which is returned"})
+    results = pd.DataFrame([{"method": "setcover", "exact": True, "n_train": 10, "n_test": 5, "f1": 0.5,
+                             "accuracy": 0.6, "balanced_accuracy": 0.55, "n_rules": 0, "avg_atoms": 0.0,
+                             "fit_seconds": 1.0, "solver": "highs", "status": "feasible", "objective": 7.0,
+                             "bound": 5.0, "gap": 2 / 7, "fallback": "start"}])
+    text = str(Comparison("d", "yes", 0, results, {"setcover": ruleset}))
+    assert re.search(r"^setcover\s+exact .* highs\s+feasible\*\s+7\s+5\s+28\.6%$", text, re.M)
+    assert "* setcover: highs stopped (time_limit) with no incumbent better than the greedy start" in text
+
+
+def test_exact_summary_of_a_fit():
+    from optrules.experiments.report import exact_summary
+
+    meta = {"status": "feasible", "termination": "node_limit", "objective": 12.5, "best_bound": 10.0, "gap": 0.2,
+            "fallback": "start", "fallback_reason": "nothing better", "time_limit": 30.0, "exact_seconds": 4.0,
+            "build_seconds": 1.0, "load_seconds": 0.5, "cut_seconds": 1.5, "solve_seconds": 1.0, "fit_seconds": 9.0}
+    assert exact_summary(meta) == (
+        "exact part: status feasible (node_limit), objective 12.5, best bound 10, gap 20.00%\n"
+        "fallback: start: nothing better\n"
+        "seconds: 4.00 in the exact part (time limit 30); build 1.00, load 0.50, cut 1.50, solve 1.00")
+    assert exact_summary({"objective": 3.0}) == ""

@@ -4,8 +4,9 @@ The default methods are :data:`PREFERENCE` filtered by what is registered, so a 
 comparison as soon as its branch registers it under one of these names; the list keeps one or two
 methods per family (set cover exact and greedy, LIBRE and its base learner, the Cluster-SVM
 strategies SVM_C and CLM, the decision lists prepend and append) to stay well under a minute on the
-bundled datasets. Exact methods get a solver time limit (``time_limit`` seconds per solve); one
-stopped at the limit shows its status and gap.
+bundled datasets. Methods that solve models get ``time_limit`` seconds for their exact part (its
+warm start, model load and solve); one stopped at the limit shows its status, best bound and gap,
+and one that returned its warm start says so under the table.
 """
 
 from __future__ import annotations
@@ -44,20 +45,31 @@ class Comparison:
     def __str__(self) -> str:
         first = self.results.iloc[0]
         solver_width = max([len("solver")] + [len(_text(v)) for v in self.results["solver"]]) + 2
-        status_width = max([len("status")] + [len(_text(v)) for v in self.results["status"]]) + 2
+        status_width = max([len("status")] + [len(_text(v)) + 1 for v in self.results["status"]]) + 2
         lines = [f"# {self.dataset}: {first['n_train']} training / {first['n_test']} test samples "
                  f"(stratified hold-out, seed {self.seed}), positive class {self.positive!r}", "",
                  f"{'method':18s}{'kind':>10s}{'F1':>7s}{'acc.':>7s}{'bal.acc.':>9s}{'rules':>7s}"
-                 f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':{solver_width}s}{'status':{status_width}s}{'gap':>6s}"]
+                 f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':{solver_width}s}{'status':{status_width}s}"
+                 f"{'objective':>11s}{'bound':>11s}{'gap':>8s}"]
+        notes = []
         for row in self.results.itertuples(index=False):
             gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
+            status = _text(row.status) + ("*" if isinstance(row.fallback, str) else "")
             lines.append(f"{row.method:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
                          f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{row.n_rules:7d}{row.avg_atoms:11.2f}"
                          f"{row.fit_seconds:8.2f}  {_text(row.solver):{solver_width}s}"
-                         f"{_text(row.status):{status_width}s}{gap:>6s}")
+                         f"{status:{status_width}s}{_number(row.objective):>11s}{_number(row.bound):>11s}{gap:>8s}")
+            if isinstance(row.fallback, str):
+                notes.append(f"* {row.method}: {self.rulesets[row.method].meta.get('fallback_reason', '')}")
+        if notes:
+            lines += ["", "* the fit returned its warm start (fallback), not the exact model's solution:", *notes]
         for method, ruleset in self.rulesets.items():
             lines += ["", f"## {method}: {ruleset.n_rules} rules, {ruleset.n_atoms} atoms", str(ruleset)]
         return "\n".join(lines)
+
+
+def _number(value: Any) -> str:
+    return "-" if value is None or pd.isna(value) else f"{value:.5g}"
 
 
 def _text(value: Any) -> str:
@@ -65,13 +77,14 @@ def _text(value: Any) -> str:
 
 
 def compare(dataset: str, methods: list[str] | None = None, test_size: float = 0.3, seed: int = 0,
-            time_limit: float = 10.0, jobs: int = 1) -> Comparison:
+            time_limit: float | None = 10.0, jobs: int = 1) -> Comparison:
     """Fit ``methods`` (default :func:`default_methods`) with their default parameters on a stratified
-    ``1 - test_size`` training split of bundled ``dataset`` and score them on the rest."""
+    ``1 - test_size`` training split of bundled ``dataset`` and score them on the rest; every
+    method that solves models gets ``time_limit`` seconds for its exact part (None: no limit)."""
     entries = []
     for name in methods or default_methods():
         entry: dict[str, Any] = {"name": name}
-        if name in METHODS and "solver_options" in METHODS[name].estimator().get_params():
+        if time_limit is not None and name in METHODS and "solver_options" in METHODS[name].estimator().get_params():
             entry["solver_options"] = {"time_limit": time_limit}
         entries.append(entry)
     config = load_config({

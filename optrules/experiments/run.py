@@ -44,18 +44,25 @@ from optrules.registry import make_estimator
 from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
 
-__all__ = ["COLUMNS", "FAILED_STATUSES", "META_PREFIX", "TIMING_COLUMNS", "FitError", "Outcome", "execute",
-           "perform", "run"]
+__all__ = ["COLUMNS", "FAILED_STATUSES", "META_PREFIX", "SOLVE_COLUMNS", "STAGE_COLUMNS", "TIMING_COLUMNS",
+           "FitError", "Outcome", "execute", "perform", "run"]
 
+#: What a fit's exact part (or any solved model) reports, in result-table order: the main model's
+#: status, the objective of what the fit returned, the best bound known and the gap between them,
+#: the fallback (None, "start" or "constant") and the instance digest (fits of equal digest optimise
+#: the same objective over the same candidates, so a heuristic's objective meets an exact bound).
+SOLVE_COLUMNS = ("solver", "status", "objective", "bound", "gap", "fallback", "instance")
+#: Seconds of the exact part: its whole wall time and its stages (optrules.exact.budget).
+STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds", "solve_seconds")
 #: The columns of the result table, in order (one row per dataset x method x fold).
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
-           "n_rules", "n_atoms", "avg_atoms", "complexity", "fit_seconds", "solver", "status", "objective",
-           "gap", "error")
+           "n_rules", "n_atoms", "avg_atoms", "complexity", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
+           *STAGE_COLUMNS, "error")
 #: The ``status`` of a fit that gave no classifier: an exception recorded (``on_error = "record"``), an
 #: isolated fit whose process died, or one killed at its timeout. Their metrics are NaN.
 FAILED_STATUSES = ("error", "crashed", "timeout")
 #: Columns that measure time and so differ between otherwise identical runs.
-TIMING_COLUMNS = ("fit_seconds",)
+TIMING_COLUMNS = ("fit_seconds", *STAGE_COLUMNS)
 #: Prefix of the columns holding ``Ruleset.meta`` entries named by a configuration's ``meta`` keys.
 META_PREFIX = "meta."
 
@@ -302,7 +309,8 @@ def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outco
         **_task_columns(task),
         **dict.fromkeys(("f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"),
                         nan),
-        "fit_seconds": seconds, "solver": None, "status": status, "objective": None, "gap": None, "error": error,
+        "fit_seconds": seconds, **dict.fromkeys(SOLVE_COLUMNS), "time_limit": None,
+        **dict.fromkeys(STAGE_COLUMNS), "status": status, "error": error,
         **{META_PREFIX + key: None for key in task.method.meta},
         **task.tuned,
     }
@@ -366,23 +374,28 @@ def _meta_value(value: Any) -> Any:
 
 
 def _solve_summary(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """solver, status, objective and gap from the Ruleset's solve reports (None without a solver).
+    """The :data:`SOLVE_COLUMNS`, ``time_limit`` and :data:`STAGE_COLUMNS` of a fit from its Ruleset's meta.
 
-    Several reports (a strategy solving a sequence of models): the distinct solvers joined by "+",
-    the least favourable status, the largest known gap. The objective is the method's own
-    ``meta["objective"]`` when it records one (heuristic selections too), else the last report's.
+    The method's own figures come first: ``status``, ``best_bound``, ``gap``, ``fallback``,
+    ``objective``, ``instance`` and the stage seconds that the exact methods record. A method that
+    only left solve reports gets the least favourable status among them and the largest known gap;
+    the solver column joins the distinct solvers with "+". Without a solver every cell is empty but
+    the objective (heuristic selections record one) and the instance.
     """
     reports: list[SolveReport] = list(meta.get("solve_reports", []))
     objective = meta.get("objective", reports[-1].objective if reports else None)
+    row: dict[str, Any] = {"solver": None, "status": None, "objective": _number(objective), "bound": None,
+                           "gap": None, "fallback": meta.get("fallback"), "instance": meta.get("instance"),
+                           "time_limit": _number(meta.get("time_limit")),
+                           **{column: _number(meta.get(column)) for column in STAGE_COLUMNS}}
     if not reports:
-        return {"solver": None, "status": None, "objective": _number(objective), "gap": None}
+        return row
     gaps = [r.gap for r in reports if r.gap is not None]
-    return {
-        "solver": "+".join(dict.fromkeys(r.solver for r in reports)),
-        "status": min((r.status for r in reports), key=_STATUS_ORDER.index).value,
-        "objective": _number(objective),
-        "gap": max(gaps) if gaps else None,
-    }
+    row.update(solver="+".join(dict.fromkeys(r.solver for r in reports)),
+               status=meta.get("status") or min((r.status for r in reports), key=_STATUS_ORDER.index).value,
+               bound=_number(meta.get("best_bound")),
+               gap=_number(meta["gap"]) if "gap" in meta else (max(gaps) if gaps else None))
+    return row
 
 
 def _number(value: Any) -> float | None:
