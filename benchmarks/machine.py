@@ -23,10 +23,15 @@ def describe_machine() -> str:
         memory = f", {pages / 2**30:.0f} GiB"
     except (ValueError, OSError):
         pass
-    packages = ", ".join(f"{p} {version(p)}" for p in ("optrules", "numpy", "pyomo", "highspy", "pyscipopt"))
+    packages = ", ".join(f"{p} {version(p)}" for p in ("optrules", "numpy", "scipy", "pyomo", "cvxpy", "highspy",
+                                                       "pyscipopt", "clarabel"))
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    try:
+        load = "; load average at the start {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except OSError:
+        load = ""
     return (f"Machine: {cpu}, {os.cpu_count()} cores{memory}; Python {platform.python_version()}; "
-            f"{packages}; run {when}.")
+            f"{packages}; run {when}{load}.")
 
 
 def markdown_table(rows: list[dict]) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from optrules.bitset_kernels import extension_supports, row_hashes
 from optrules.data import Schema
 from optrules.discretize import Bins, discretize
 from optrules.encode import pack_bits, unpack_bits
@@ -86,6 +87,18 @@ def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretizat
     return conditions, np.array(feature_of, dtype=int), coverage
 
 
+def _first_of_each_coverage(bits: np.ndarray) -> np.ndarray:
+    """Positions of the first row of each distinct bitset, in order: duplicates found by hash and
+    confirmed bit for bit (on a hash collision, by comparing the rows themselves)."""
+    if len(bits) == 0:
+        return np.zeros(0, dtype=np.int64)
+    hashes = row_hashes(bits)
+    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    if not (bits == bits[first[inverse]]).all():  # two coverages share a hash: compare the rows
+        _, first = np.unique(bits.view(np.dtype((np.void, bits.shape[1] * 8))).ravel(), return_index=True)
+    return np.sort(first)
+
+
 def mine_candidates(
     X: pd.DataFrame,
     schema: Schema,
@@ -95,7 +108,6 @@ def mine_candidates(
     max_candidates: int = 500,
     discretization: str = "chimerge",
     discretization_params: dict | None = None,
-    chunk_bytes: int = 64 << 20,
 ) -> CandidateRules:
     """Mine candidate conjunctions from validated data (see the module docstring)."""
     if max_len < 1:
@@ -117,13 +129,12 @@ def mine_candidates(
     pos_bits = pack_bits(is_positive[None, :])[0]
     neg_bits = pack_bits(~is_positive[None, :])[0]
 
-    def supports(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (np.bitwise_count(bits & pos_bits).sum(axis=-1),
-                np.bitwise_count(bits & neg_bits).sum(axis=-1))
-
-    atom_pos, atom_neg = supports(atom_bits)
+    atom_pos = np.bitwise_count(atom_bits & pos_bits).sum(axis=-1).astype(np.int64)
+    atom_neg = np.bitwise_count(atom_bits & neg_bits).sum(axis=-1).astype(np.int64)
     frequent = np.flatnonzero(atom_pos >= min_count)
-    atom_bits_f, feature_f = atom_bits[frequent], feature_of[frequent]
+    atom_bits_f, feature_f = np.ascontiguousarray(atom_bits[frequent]), feature_of[frequent]
+    # atoms come feature by feature, so those on a later feature than f start at after_feature[f]
+    after_feature = np.searchsorted(feature_f, np.arange(len(schema.features)), side="right")
 
     # Every frequent conjunction: atom indices (into `frequent`), positive and negative support, bits.
     level_items = [(int(a),) for a in range(len(frequent))]
@@ -136,25 +147,14 @@ def mine_candidates(
     for _ in range(1, max_len):
         if not level_items:
             break
-        last_feature = np.array([feature_f[items[-1]] for items in level_items])
-        per_parent = max(1, chunk_bytes // (8 * words * max(1, len(frequent))))
-        next_items: list[tuple[int, ...]] = []
-        next_pos, next_neg, next_bits = [], [], []
-        for start in range(0, len(level_items), per_parent):
-            stop = min(start + per_parent, len(level_items))
-            joined = level_bits[start:stop, None, :] & atom_bits_f[None, :, :]
-            pos, neg = supports(joined)
-            allowed = feature_f[None, :] > last_feature[start:stop, None]
-            parent, atom = np.nonzero(allowed & (pos >= min_count))
-            next_items.extend(level_items[start + p] + (int(a),) for p, a in zip(parent, atom))
-            next_pos.append(pos[parent, atom])
-            next_neg.append(neg[parent, atom])
-            next_bits.append(joined[parent, atom])
-        level_items = next_items
-        level_bits = np.concatenate(next_bits) if next_bits else np.zeros((0, words), np.uint64)
+        last_feature = np.array([feature_f[items[-1]] for items in level_items], dtype=np.int64)
+        parent, atom, pos, neg = extension_supports(np.ascontiguousarray(level_bits), atom_bits_f, pos_bits,
+                                                    neg_bits, after_feature[last_feature], min_count)
+        level_items = [level_items[p] + (int(a),) for p, a in zip(parent.tolist(), atom.tolist())]
+        level_bits = level_bits[parent] & atom_bits_f[atom] if len(parent) else np.zeros((0, words), np.uint64)
         found_items.extend(level_items)
-        found_pos.extend(next_pos)
-        found_neg.extend(next_neg)
+        found_pos.append(pos)
+        found_neg.append(neg)
         found_bits.append(level_bits)
 
     pos_support = np.concatenate(found_pos).astype(float) if found_items else np.zeros(0)
@@ -166,12 +166,7 @@ def mine_candidates(
     length = np.array([len(items) for items in found_items], dtype=int)
     exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
     order = keep[np.lexsort((keep, length[keep], -pos_support[keep], -exclusiveness[keep]))]
-
-    # Deduplicate by coverage, keeping the best-ranked (hence shortest among equals) conjunction.
-    ranked_bits = np.ascontiguousarray(bits[order])
-    _, first = np.unique(ranked_bits.view(np.dtype((np.void, ranked_bits.shape[1] * 8))).ravel(),
-                         return_index=True)
-    order = order[np.sort(first)][:max_candidates]
+    order = order[_first_of_each_coverage(np.ascontiguousarray(bits[order]))][:max_candidates]
 
     conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
     coverage = unpack_bits(bits[order], n).T if len(order) else np.zeros((n, 0), dtype=bool)

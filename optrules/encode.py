@@ -39,6 +39,7 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .bitset_kernels import lattice_coverage
 from .data import Schema, validate_features
 from .discretize import Bins, discretize
 from .ruleset import CategoricalCondition, Condition, Interval, NumericCondition, Rule
@@ -701,8 +702,9 @@ class FeatureBinning:
         ``elements`` is a (k, n_bits) bool matrix, ``codes`` the samples' :meth:`bin_index`. Equal to
         ``self.transform(X).leq_matrix(elements)`` without encoding the samples: an element covers a
         sample when, in every feature, the sample's bin is one of the element's zeros (a sample in no
-        bin has an all-zero block, covered only by elements with no one in that feature). The work
-        and memory are ``O(k x n)`` plus the features each element restricts.
+        bin has an all-zero block, covered only by elements with no one in that feature). Compiled
+        (``optrules.bitset_kernels.lattice_coverage``): ``O(k x n x features restricted)`` work, with
+        an early exit, and no memory beyond the result.
         """
         self._check_fitted()
         elements = np.asarray(elements, dtype=bool)
@@ -711,19 +713,9 @@ class FeatureBinning:
             raise ValueError(f"elements must be (k, {self.n_bits}) bool, got shape {elements.shape}")
         if codes.ndim != 2 or codes.shape[1] != len(self.layout_):
             raise ValueError(f"codes must be (n, {len(self.layout_)}), got shape {codes.shape}")
-        out = np.ones((elements.shape[0], codes.shape[0]), dtype=bool)
-        for k, lay in enumerate(self.layout_):
-            block = elements[:, lay.start:lay.stop]
-            restricted = np.flatnonzero(block.any(axis=1))
-            if restricted.size == 0:
-                continue
-            column = codes[:, k]
-            in_bin = column >= 0
-            allowed = ~block[restricted]
-            ok = np.zeros((restricted.size, codes.shape[0]), dtype=bool)  # no bin: not covered
-            ok[:, in_bin] = allowed[:, column[in_bin]]
-            out[restricted] &= ok
-        return out
+        starts = self._starts.astype(np.int64)
+        stops = np.array([lay.stop for lay in self.layout_], dtype=np.int64)
+        return lattice_coverage(np.ascontiguousarray(elements), np.ascontiguousarray(codes), starts, stops)
 
     def lattice(self, elements: str | Iterable[str] | Any) -> Lattice:
         """Lattice elements with this layout, from bit strings or a 0/1 matrix."""

@@ -15,7 +15,8 @@ the solve reports, and how sure the result is (status, best bound, gap, fallback
 
 ``options["time_limit"]`` is the wall-clock budget of the whole strategy (``optrules.exact.budget``):
 the warm start's QPs, the big-M bound QPs, the main model's build, load and solve, and the
-roundings each get what is left, and stop or are skipped once it is spent. What the strategy then
+roundings each get what is left (a relaxation to be rounded at most ``RELAXATION_SHARE`` of it),
+and stop or are skipped once it is spent. What the strategy then
 returns is said, never hidden: ``fallback`` is ``"start"`` when it is SVM_C's scorecard (the exact
 model found nothing better in time) and ``"constant"`` when even the start's QPs did not finish (the
 constant classifier omega = 0, b = +-1, which is feasible for CL). Every valid lower bound known on
@@ -64,6 +65,9 @@ _DEFAULT_MODELLERS = {"clm": "pyomo", "clm-rr": "cvxpy", "cl": "pyomo", "cl-rr":
 #: Time limit (s) of SCIP's global solve of the QCQP relaxation (cl-rr without Ipopt) when the fit
 #: has no time_limit: that solve can run for hours on a few thousand rows.
 SCIP_RELAXATION_TIME_LIMIT = 60.0
+#: Under a time limit, the relaxation of cl-rr and clm-rr may use this share of what is left after
+#: the start and the bounds, so that time remains for the roundings.
+RELAXATION_SHARE = 0.5
 
 
 def default_modeller(strategy: str) -> str | None:
@@ -309,7 +313,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
             ipopt_options = dict(options)
             remaining = budget.remaining()
             if remaining is not None:
-                ipopt_options["time_limit"] = max(remaining, 1e-3)
+                ipopt_options["time_limit"] = max(RELAXATION_SHARE * remaining, 1e-3)
             relaxed, report = solve_relaxation_ipopt(inputs.data, run.C, _as_start(start, inputs.data.clusters),
                                                      ipopt_options)
             budget.add("build", report.build_seconds)
@@ -319,7 +323,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
                 model = cl_model.build(inputs.data, run.C, relax=True, modeller=modeller)
                 model.set_start(list(start.card.assignment), list(start.card.cluster_scores),
                                 start.card.numeric_coef, start.card.intercept)
-            deadline = budget.deadline if budget.deadline is not None else \
+            deadline = budget.share(RELAXATION_SHARE) if budget.deadline is not None else \
                 time.perf_counter() + SCIP_RELAXATION_TIME_LIMIT
             report = solve(model.model, model.problem_class, solver=solver or "scip", options=options,
                            deadline=deadline)
@@ -337,7 +341,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
         with budget.stage("build"):
             model = bigm_model.build(inputs.data, run.C, M, relax=True, modeller=modeller)
         report = solve(model.model, model.problem_class, solver=solver or _relaxation_solver(modeller, run.qp),
-                       options=options, deadline=budget.deadline)
+                       options=options, deadline=budget.share(RELAXATION_SHARE))
         budget.count_solve(report)
         relaxed = model.solution() if report.has_solution else None
         if report.status is Status.OPTIMAL:  # a convex relaxation: its optimum bounds CL-bigM, hence CL

@@ -142,8 +142,9 @@ def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndar
     """
     is_positive = np.asarray(is_positive, dtype=bool)
     n_pos, n_neg = int(is_positive.sum()), int((~is_positive).sum())
-    lsup_pos = coverage[:, is_positive].sum(axis=1) / max(n_pos, 1)
-    lsup_neg = coverage[:, ~is_positive].sum(axis=1) / max(n_neg, 1)
+    packed = np.packbits(coverage, axis=1)  # supports by popcount: no (points x samples) copies
+    lsup_pos = np.bitwise_count(packed & np.packbits(is_positive)).sum(axis=1) / max(n_pos, 1)
+    lsup_neg = np.bitwise_count(packed & np.packbits(~is_positive)).sum(axis=1) / max(n_neg, 1)
     keep = np.flatnonzero((lsup_pos > lsup_neg) & (lsup_pos >= min_local_support))
     exclusiveness = lsup_pos[keep] / (lsup_pos[keep] + lsup_neg[keep])  # > 0: lsup+ > lsup- >= 0
     order = np.lexsort((keep, np.asarray(n_ones)[keep], -lsup_pos[keep], -exclusiveness))
