@@ -66,9 +66,8 @@ CL_RR_TIMEOUT = 1800.0
 #: an isolated clm fit may run this much longer than its MIQP time limit (inner CV, bounds, overshoot)
 CLM_TIMEOUT_FACTOR, CLM_TIMEOUT_MARGIN = 2.0, 300.0
 #: the Ruleset.meta entries recorded for every strategy, and for clm only
-META = ["C", "build_seconds", "solve_seconds", "relaxation_solver"]
-CLM_META = ["model_status", "model_termination", "model_objective", "model_best_bound", "model_gap",
-            "model_solve_seconds", "start_objective", "lower_bound", "big_m_max", "solution_from_start"]
+META = ["C", "relaxation_solver"]
+CLM_META = ["termination", "model_objective", "start_objective", "lower_bound", "big_m_max", "fallback_reason"]
 #: the acceptance point of issue 4 on SVM_O's accuracy (points of %)
 SVM_O_TOLERANCE = 2.0
 
@@ -191,8 +190,8 @@ def summary_rows(results: pd.DataFrame) -> list[dict]:
                 "cx mean": complexity[0], "cx std": complexity[1], "cx med": complexity[2],
                 "paper cx (mean/std/med)": f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
                 "C chosen": ", ".join(f"{c:g}" for c in mine["meta.C"]),
-                "fit s": mine["fit_seconds"].mean(), "build s": mine["meta.build_seconds"].mean(),
-                "solve s": mine["meta.solve_seconds"].mean(),
+                "fit s": mine["fit_seconds"].mean(), "build s": mine["build_seconds"].mean(),
+                "solve s": mine["solve_seconds"].mean(),
             })
     return rows
 
@@ -208,13 +207,13 @@ def clm_rows(results: pd.DataFrame, limits: dict[str, float]) -> list[dict]:
         not_worse = "-" if failed else bool(r["objective"] <= r["meta.start_objective"] + 1e-7)
         rows.append({"dataset": r["dataset"], "split": int(r["fold"]), "C": _number(r["meta.C"]),
                      "limit s": limits.get(r["dataset"], float("nan")),
-                     "status": r["status"] if failed else r["meta.model_status"],
-                     "termination": "-" if failed else r["meta.model_termination"],
-                     "objective": _number(r["meta.model_objective"]), "bound": _number(r["meta.model_best_bound"]),
-                     "gap %": 100 * _number(r["meta.model_gap"]),
+                     "status": r["status"], "termination": "-" if failed else r["meta.termination"],
+                     "fallback": "-" if failed or pd.isna(r["fallback"]) else r["fallback"],
+                     "MIQP objective": _number(r["meta.model_objective"]), "objective": _number(r["objective"]),
+                     "bound": _number(r["bound"]), "gap %": 100 * _number(r["gap"]),
                      "SVM_C objective": _number(r["meta.start_objective"]), "clm <= SVM_C": not_worse,
                      "LB (convex)": _number(r["meta.lower_bound"]), "max M_j": _number(r["meta.big_m_max"]),
-                     "MIQP s": _number(r["meta.model_solve_seconds"]), "fit s": _number(r["fit_seconds"])})
+                     "MIQP s": _number(r["solve_seconds"]), "fit s": _number(r["fit_seconds"])})
     return rows
 
 

@@ -1,12 +1,27 @@
-"""Set-cover rule selection: exact ILP (HiGHS, time limit) against the greedy heuristic.
+"""Set-cover rule selection: model build and load against a direct highspy build, then the exact ILP
+(HiGHS, under a time limit) against the greedy heuristic.
 
-Two kinds of instance:
-  * candidates mined from bundled data (adult, mushroom, german) at 100, 500 and 2000 candidates;
-  * synthetic random coverage, 1k / 10k / 100k samples x 500 candidates, densities 5-20%.
+Instances: candidates mined from bundled data (adult, mushroom, german at 100, 500 and 2000
+candidates) and random coverage, 1k / 10k / 100k samples x 500 candidates at 5% and 20% density,
+each reduced exactly (``CoverInstance.reduce``) first.
 
-For each: rows and candidates after the exact reductions, model build seconds against solve seconds,
-ILP status / objective / bound / gap, greedy seconds and objective. Timings are medians of
-``--repeats`` runs. Prints a table and writes ``benchmarks/results/set_cover.md`` with the machine.
+Part 1, build and load (every instance of ``--build-instances``): in each of ``--repeats`` rounds,
+the same reduced instance is put into HiGHS three ways, one after the other:
+
+* direct: the (SC0)-(SC4) matrix assembled here with numpy / scipy.sparse and passed with
+  ``Highs.passModel`` (column-wise) and ``changeColsIntegrality``: the reference, what the solver
+  itself needs;
+* pyomo: ``optrules.models.set_cover.build(modeller="pyomo")`` (MatrixConstraint blocks), then
+  loading (``optrules.solvers``: the model compiled to arrays and passed to HiGHS);
+* cvxpy: ``build(modeller="cvxpy")``, then loading (cvxpy's canonicalisation and its HiGHS interface).
+
+Build and load seconds are medians of the rounds; the ratio to direct is the median of the
+per-round ratios. The matrices the two layers hand HiGHS are checked, before the timed rounds, to
+have the direct model's numbers of rows, columns and nonzeros.
+
+Part 2, solve: ``solve_set_cover`` with ``time_limit`` (the budget of reduction, greedy start,
+build, cut rounds, load and solve) and the default modeller, against the greedy selection;
+medians of ``--repeats`` for the real-data rows, one run for the random ones (the limit dominates).
 
     python benchmarks/set_cover.py [--repeats 3] [--time-limit 60] [--quick]
 """
@@ -19,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 import optrules
 from optrules.candidates import mine_candidates
@@ -26,14 +42,15 @@ from optrules.cover import CoverInstance
 from optrules.data import binarize_target, validate_features, validate_target
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.selection import greedy_cover
+from optrules.models import set_cover as model
+from optrules.solvers import solve
+from optrules.solvers.output import silenced
 
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 
 ALPHA = 0.7
 RULE_COST = 1.0
-#: Pyomo builds about 10^5 constraints a second here; beyond this many (SC2) constraints the ILP is
-#: not built (reported as such) and only the greedy selection is timed.
-MAX_SC2_CONSTRAINTS = 1_000_000
+BUILD_LIMIT = 1e-3  #: the time limit of the load-only solves of part 1: HiGHS stops at once
 
 
 def real_instance(name: str, n_candidates: int) -> tuple[CoverInstance, np.ndarray]:
@@ -43,9 +60,8 @@ def real_instance(name: str, n_candidates: int) -> tuple[CoverInstance, np.ndarr
     target = binarize_target(validate_target(y, len(frame)), positive)
     candidates = mine_candidates(frame, schema, target.is_positive, max_len=3, min_support=0.02,
                                  max_candidates=n_candidates)
-    atoms = candidates.n_atoms
     return CoverInstance.from_samples(candidates.coverage, target.is_positive, ALPHA,
-                                      np.full(len(candidates), RULE_COST)), atoms
+                                      np.full(len(candidates), RULE_COST)), candidates.n_atoms
 
 
 def random_instance(n_samples: int, n_candidates: int, density: float, seed: int) -> CoverInstance:
@@ -55,47 +71,115 @@ def random_instance(n_samples: int, n_candidates: int, density: float, seed: int
     return CoverInstance.from_samples(coverage, is_positive, ALPHA, np.full(n_candidates, RULE_COST))
 
 
-def measure(label: str, instance: CoverInstance, atoms: np.ndarray | None, repeats: int,
-            time_limit: float) -> dict:
-    greedy_times, build_times, cut_times, solve_times = [], [], [], []
+def direct_highs(instance: CoverInstance):
+    """(SC0)-(SC4) straight into highspy: columns x (binary), u, v; rows SC1 then SC2 (the reference)."""
+    import highspy
+
+    began = time.perf_counter()
+    coverage = instance.coverage
+    n_x = coverage.shape[1]
+    pos = np.flatnonzero(instance.pos_weight > 0)
+    neg = np.flatnonzero(instance.neg_weight > 0)
+    sc1_rows, sc1_cols = np.nonzero(coverage[pos])
+    sc2_rows, sc2_cols = np.nonzero(coverage[neg])
+    n_pairs = len(sc2_rows)
+    rows = np.concatenate([sc1_rows, np.arange(len(pos)),  # SC1: coverage of x, then u_i
+                           len(pos) + np.arange(n_pairs), len(pos) + np.arange(n_pairs)])  # SC2: v_i - x_j
+    cols = np.concatenate([sc1_cols, n_x + np.arange(len(pos)), n_x + len(pos) + sc2_rows, sc2_cols])
+    values = np.concatenate([np.ones(len(sc1_rows) + len(pos)), np.ones(n_pairs), -np.ones(n_pairs)])
+    n_cols = n_x + len(pos) + len(neg)
+    matrix = sp.csc_matrix((values, (rows, cols)), shape=(len(pos) + n_pairs, n_cols))
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n_cols, matrix.shape[0]
+    lp.col_cost_ = np.concatenate([instance.cost, ALPHA * instance.pos_weight[pos],
+                                   (1 - ALPHA) * instance.neg_weight[neg]])
+    lp.offset_ = instance.constant
+    lp.col_lower_, lp.col_upper_ = np.zeros(n_cols), np.ones(n_cols)
+    lp.row_lower_ = np.concatenate([np.ones(len(pos)), np.zeros(n_pairs)])
+    lp.row_upper_ = np.full(matrix.shape[0], np.inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+    with silenced():
+        highs = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.passModel(lp)
+        highs.changeColsIntegrality(n_x, np.arange(n_x, dtype=np.int32), np.ones(n_x, dtype=np.uint8))
+    return time.perf_counter() - began, (highs.getNumRow(), highs.getNumCol(), highs.getNumNz())
+
+
+def layer_build(instance: CoverInstance, modeller: str) -> tuple[float, float]:
+    """Build seconds and load seconds of the model through ``modeller``."""
+    began = time.perf_counter()
+    m = model.build(instance, modeller=modeller)
+    built = time.perf_counter() - began
+    report = solve(m.model, m.problem_class, "highs", {"time_limit": BUILD_LIMIT})
+    return built, report.load_seconds
+
+
+def layer_shape(instance: CoverInstance, modeller: str) -> tuple[int, int, int]:
+    """(rows, columns, nonzeros) of the matrix the layer hands HiGHS (checked once, not timed)."""
+    m = model.build(instance, modeller=modeller)
+    if modeller == "pyomo":
+        from optrules.solvers.standard_form import compile_model
+
+        A = compile_model(m.model).A
+    else:
+        A = m.model.get_problem_data("HIGHS")[0]["A"]
+    A = sp.csr_matrix(A)
+    A.eliminate_zeros()
+    return A.shape[0], A.shape[1], A.nnz
+
+
+def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
     small = instance.reduce().instance
-    sc2 = int(small.coverage[small.neg_weight > 0].sum())
-    if sc2 > MAX_SC2_CONSTRAINTS:
-        started = time.perf_counter()
-        greedy = greedy_cover(instance, size=atoms)
-        seconds = time.perf_counter() - started
-        nan = float("nan")
-        return {"instance": label, "samples x cand.": f"{instance.coverage.shape[0]} x {instance.n_candidates}",
-                "reduced": f"{small.coverage.shape[0]} x {small.n_candidates}", "build s": nan, "cuts": 0,
-                "cut s": nan, "solve s": nan, "status": f"not built ({sc2:,} SC2 rows)", "ILP obj.": nan,
-                "bound": nan, "gap %": nan, "greedy s": seconds, "greedy obj.": instance.objective(greedy),
-                "greedy/ILP": nan}
+    _, shape = direct_highs(small)
+    for modeller in ("pyomo", "cvxpy"):
+        assert layer_shape(small, modeller) == shape, (modeller, layer_shape(small, modeller), shape)
+    times = {"direct": [], "pyomo build": [], "pyomo load": [], "cvxpy build": [], "cvxpy load": []}
+    ratios = {"pyomo": [], "cvxpy": []}
+    for _ in range(repeats):
+        direct, _ = direct_highs(small)
+        times["direct"].append(direct)
+        for modeller in ("pyomo", "cvxpy"):
+            built, loaded = layer_build(small, modeller)
+            times[f"{modeller} build"].append(built)
+            times[f"{modeller} load"].append(loaded)
+            ratios[modeller].append((built + loaded) / direct)
+    median = {key: statistics.median(values) for key, values in times.items()}
+    return {"instance": label, "rows x cols (nnz)": f"{shape[0]:,} x {shape[1]:,} ({shape[2]:,})",
+            "direct s": median["direct"],
+            "pyomo build s": median["pyomo build"], "pyomo load s": median["pyomo load"],
+            "pyomo / direct": statistics.median(ratios["pyomo"]),
+            "cvxpy build s": median["cvxpy build"], "cvxpy load s": median["cvxpy load"],
+            "cvxpy / direct": statistics.median(ratios["cvxpy"])}
+
+
+def measure_solve(label: str, instance: CoverInstance, atoms: np.ndarray | None, repeats: int,
+                  time_limit: float) -> dict:
+    greedy_times, walls, budgets = [], [], []
     for _ in range(repeats):
         started = time.perf_counter()
         greedy = greedy_cover(instance, size=atoms)
         greedy_times.append(time.perf_counter() - started)
-        result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": time_limit},
-                                 size=atoms)
-        build_times.append(result.report.build_seconds)
-        cut_times.append(result.cut_seconds)
-        solve_times.append(result.report.solve_seconds)
-    report = result.report
-    bound = report.best_bound
+        started = time.perf_counter()
+        result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": time_limit}, size=atoms)
+        walls.append(time.perf_counter() - started)
+        budgets.append(result.budget)
+    stage = {key: statistics.median(b.get(f"{key}_seconds", 0.0) for b in budgets)
+             for key in ("build", "cut", "load", "solve")}
+    greedy_objective = instance.objective(greedy)
     return {
         "instance": label,
         "samples x cand.": f"{instance.coverage.shape[0]} x {instance.n_candidates}",
         "reduced": f"{result.n_rows} x {result.n_candidates}",
-        "build s": statistics.median(build_times),
-        "cuts": result.n_cuts,
-        "cut s": statistics.median(cut_times),
-        "solve s": statistics.median(solve_times),
-        "status": report.status.value,
+        "build s": stage["build"], "cuts": result.n_cuts, "cut s": stage["cut"], "load s": stage["load"],
+        "solve s": stage["solve"], "wall s": statistics.median(walls),
+        "status": result.report.status.value, "fallback": result.fallback or "-",
         "ILP obj.": result.objective,
-        "bound": bound if bound is not None else float("nan"),
-        "gap %": 100 * report.gap if report.gap is not None else float("nan"),
-        "greedy s": statistics.median(greedy_times),
-        "greedy obj.": instance.objective(greedy),
-        "greedy/ILP": instance.objective(greedy) / result.objective if result.objective else float("nan"),
+        "bound": result.best_bound if result.best_bound is not None else float("nan"),
+        "gap %": 100 * result.gap if result.gap is not None else float("nan"),
+        "greedy s": statistics.median(greedy_times), "greedy obj.": greedy_objective,
+        "greedy / ILP": greedy_objective / result.objective if result.objective else float("nan"),
     }
 
 
@@ -107,36 +191,53 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "set_cover.md"))
     args = parser.parse_args()
 
-    rows = []
+    samples = [1000] if args.quick else [1000, 10_000, 100_000]
+    random_instances = [(f"random {n // 1000}k {d:.0%}", random_instance(n, 500, d, seed=n))
+                        for n in samples for d in (0.05, 0.2)]
+    german_500 = real_instance("german", 500)[0]
+    build_rows = [measure_build("german (500)", german_500, args.repeats)]
+    print(build_rows[-1], flush=True)
+    for label, instance in random_instances:
+        build_rows.append(measure_build(label, instance, args.repeats))
+        print(build_rows[-1], flush=True)
+
+    solve_rows = []
     datasets = ["german", "mushroom"] if args.quick else ["adult", "mushroom", "german"]
     sizes = [100] if args.quick else [100, 500, 2000]
     for name in datasets:
         for size in sizes:
             instance, atoms = real_instance(name, size)
-            rows.append(measure(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit))
-            print(rows[-1], flush=True)
-    samples = [1000] if args.quick else [1000, 10_000, 100_000]
-    for n in samples:
-        for density in (0.05, 0.2):
-            instance = random_instance(n, 500, density, seed=n)
-            # Random instances hit the time limit: one run each (the limit dominates the time).
-            rows.append(measure(f"random {density:.0%}", instance, None, 1, args.time_limit))
-            print(rows[-1], flush=True)
+            solve_rows.append(measure_solve(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit))
+            print(solve_rows[-1], flush=True)
+    for label, instance in random_instances:
+        solve_rows.append(measure_solve(label, instance, None, 1, args.time_limit))
+        print(solve_rows[-1], flush=True)
 
-    table = markdown_table(rows)
-    print(table)
+    build_table, solve_table = markdown_table(build_rows), markdown_table(solve_rows)
+    print(build_table, solve_table, sep="\n\n")
     command = (f"python benchmarks/set_cover.py --repeats {args.repeats} --time-limit {args.time_limit:g}"
                f"{' --quick' if args.quick else ''}")
     write_report(
-        args.out, "Set-cover rule selection: ILP (HiGHS) vs greedy", command,
+        args.out, "Set-cover rule selection: model builds against direct highspy, ILP (HiGHS) against greedy",
+        command,
         f"alpha = {ALPHA}, rule cost = {RULE_COST}; real-data candidates: max_len 3, min support 2% of "
-        "positives, ChiMerge (4.6, at most 6 bins); random: 40% positives. Times are medians of the "
-        "repeats for the real-data rows and single runs for the random rows. 'reduced' is rows x "
-        "candidates after the exact reductions; 'build s' is reduction + greedy start + Pyomo model "
-        "build, 'cuts' / 'cut s' the pair inequalities (SC5) added in LP rounds and their time, 'solve s' "
-        "the final HiGHS branch-and-bound (the time limit covers cut rounds and solve). ILP objective and greedy objective are the same "
-        "function (optrules.cover); bound is HiGHS's dual bound.\n\n"
-        f"{table}\n"
+        "positives, ChiMerge (4.6, at most 6 bins); random: 40% positives. Every instance is reduced "
+        "exactly first.\n\n"
+        "## Build and load against a direct highspy build\n\n"
+        f"Medians of {args.repeats} rounds (the ratio: median of the per-round ratios of build + load to "
+        "direct). 'direct' assembles the same matrix with numpy / scipy.sparse and passes it to HiGHS "
+        "(passModel, changeColsIntegrality); 'load' is the translation into HiGHS (for Pyomo the "
+        "model compiled to arrays, for cvxpy its canonicalisation and its HiGHS interface).\n\n"
+        f"{build_table}\n\n"
+        "## ILP against greedy\n\n"
+        f"time_limit = {args.time_limit:g} s for the whole exact selection; medians of {args.repeats} runs "
+        "for the real-data rows, one run for the random rows. 'build s' is reduction + greedy start + "
+        "model build, 'cuts' / 'cut s' the pair inequalities (SC5) added in LP rounds and their time, "
+        "'load s' / 'solve s' the final model's load into HiGHS and its branch and bound, 'wall s' the "
+        "whole call. ILP and greedy objectives are the same function (optrules.cover); bound is the best "
+        "lower bound known (HiGHS' dual bound or the LP bound after the cut rounds); fallback 'start' "
+        "means HiGHS found nothing better than the greedy start.\n\n"
+        f"{solve_table}\n"
     )
 
 

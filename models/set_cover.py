@@ -324,7 +324,7 @@ _MODELS: dict[str, type[SetCoverModel]] = {"pyomo": PyomoSetCover, "cvxpy": Cvxp
 
 
 def build(instance: CoverInstance, max_rules: int | None = None, relax: bool = False,
-          modeller: str = "pyomo") -> SetCoverModel:
+          modeller: str = DEFAULT_MODELLER) -> SetCoverModel:
     """(SC0)-(SC4) of ``instance``, with no (SC5) inequality yet, in the chosen modelling layer."""
     if modeller not in _MODELS:
         raise ValueError(f"modeller must be one of {list(MODELLERS)}, got {modeller!r}")

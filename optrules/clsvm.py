@@ -16,12 +16,14 @@ from sklearn.model_selection import StratifiedKFold
 
 from optrules.data import Schema, binarize_target
 from optrules.estimators import RulesetClassifier
+from optrules.exact.cl_ipopt import ipopt_available
 from optrules.exact.clsvm import STRATEGIES, StrategyInputs, default_modeller, run_strategy
 from optrules.exact.scorecard import ScorecardDesign
 from optrules.models.cl import ClusterData
 from optrules.models.cl_bigm import MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
+from optrules.solvers.options import check_unified
 
 __all__ = ["CLSVMClassifier", "C_GRID", "CV_FOLDS"]
 
@@ -118,9 +120,10 @@ class CLSVMClassifier(RulesetClassifier):
         problem = {"svm-o": ProblemClass.QP, "svm-c": ProblemClass.QP, "cl-rr": ProblemClass.NLP,
                    "clm-rr": ProblemClass.QP, "clm": ProblemClass.MIQP, "cl": ProblemClass.MINLP}[strategy]
         solver = self.solver or {"clm": "scip", "cl": "scip", "cl-rr": "scip"}.get(strategy, "clarabel")
-        if strategy == "cl-rr" and self.solver in (None, "ipopt"):  # cyipopt directly, not a registry backend
-            check_solver_options("scip", {k: v for k, v in (self.solver_options or {}).items()
-                                          if k in ("time_limit", "verbose")})
+        if strategy == "cl-rr" and (self.solver == "ipopt" or (self.solver is None and ipopt_available())):
+            if not ipopt_available():  # cl-rr calls cyipopt directly, not through a registry backend
+                raise ValueError("solver 'ipopt' needs cyipopt: pip install cyipopt-wheels (or use solver='scip')")
+            check_unified(self.solver_options)  # the other options are Ipopt's own, passed on
             return
         if strategy == "clm-rr" and self.solver is None and interface == "pyomo":
             solver = "highs"
@@ -160,8 +163,9 @@ class CLSVMClassifier(RulesetClassifier):
         inputs = _inputs(X, schema, target.is_positive, self.clusters)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
                               options=self.solver_options, rng=rng, modeller=self.modeller)
-        meta.update(C=float(C), objective=result.objective, solve_reports=result.reports,
-                    instance=inputs.data.digest(float(C)), **result.meta)
+        meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
+        if self.strategy != "svm-o" or not inputs.has_clusters:  # svm-o's objective is (1), not CL's (7)
+            meta["instance"] = inputs.data.digest(float(C))
         ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,
                                            target.classes, meta)
         return ruleset.with_meta(complexity=ruleset.scorecard_complexity(inputs.design.clustered))

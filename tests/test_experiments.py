@@ -1123,6 +1123,7 @@ def _certainty_rows(statuses, gaps, fallbacks):
     (["feasible", "no_solution"], [None, None], ["start", "start"], " ⏱2/2 no bound ↩2"),
     (["feasible", "feasible", "optimal"], [0.2, None, 0.0], [None, None, None], " ⏱2/3 20.0% (1 no bound)"),
     (["optimal", "timeout"], [0.0, None], [None, None], " ✓"),  # a failed fit is counted by [k/n fits]
+    (["optimal", "optimal"], [0.0, 5e-5], [None, None], " ⏱1/2 0.0%"),  # within HiGHS' gap tolerance: not proven
 ])
 def test_certainty_marks(statuses, gaps, fallbacks, mark):
     from optrules.experiments.report import certainty_mark

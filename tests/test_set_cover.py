@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -245,3 +246,17 @@ def test_the_orchestration_gives_the_same_selection_value_through_either_layer(m
 def test_an_unknown_modeller_is_refused():
     with pytest.raises(ValueError, match=r"modeller must be one of \['pyomo', 'cvxpy'\], got 'jump'"):
         set_cover_model.build(hard_instance(20, 5), modeller="jump")
+
+
+def test_separation_stops_at_its_deadline_with_the_pairs_found_so_far():
+    instance = hard_instance(400, 40)
+    x = np.full(instance.n_candidates, 0.2)
+    u = np.zeros(instance.coverage.shape[0])
+    v = np.zeros(instance.coverage.shape[0])
+    negatives = int((instance.neg_weight > 0).sum())
+    cells = 10 * negatives  # ten positive rows per chunk
+    every = violated_pairs(instance, x, u, v, 10**9, chunk_cells=cells)
+    first_chunk = violated_pairs(instance, x, u, v, 10**9, chunk_cells=cells, deadline=time.perf_counter() - 1)
+    positives = np.flatnonzero(instance.pos_weight > 0)
+    assert 0 < len(first_chunk) < len(every)
+    assert set(first_chunk[:, 0].tolist()) <= set(positives[:10].tolist())

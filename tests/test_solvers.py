@@ -983,3 +983,39 @@ def test_valid_native_options_pass_the_check_and_unchecked_solvers_pass_them_on(
     assert S.check_solver_options("osqp", {"anything": 1}) == {"anything": 1, "verbose": False}
     with pytest.raises(UnsupportedProblemError, match="highs cannot solve MIQP"):
         S.check_solver_options("highs", {}, PC.MIQP, "pyomo")
+
+
+def test_highs_refuses_a_quadratic_constraint_instead_of_dropping_it() -> None:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 10))
+    m.y = pyo.Var(bounds=(0, 10))
+    m.disc = pyo.Constraint(expr=m.x ** 2 + m.y ** 2 <= 1)
+    m.obj = pyo.Objective(expr=-m.x - m.y)
+    with pytest.raises(SolverError, match="HiGHS takes no quadratic constraint; the model has 1"):
+        solve(m, PC.QP, "highs")
+
+
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_a_variable_twice_in_a_matrix_row_adds_its_coefficients(solver) -> None:
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(bounds=(0, 10))
+    m.row = matrix_constraint(np.array([[1.0, 1.0]]), [m.x, m.x], lower=2.0)  # 2x >= 2
+    m.obj = pyo.Objective(expr=m.x)
+    report = solve(m, PC.LP, solver)
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("solver", ["highs", "scip"])
+def test_parameters_in_bounds_and_a_model_without_variables(solver) -> None:
+    from pyomo.core.base.matrix_constraint import MatrixConstraint
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), bounds=(0, None))
+    m.cap = pyo.Param(initialize=4.0, mutable=True)
+    m.rows = MatrixConstraint([1.0, 2.0], [0, 1], [0, 2], [None], [m.cap], list(m.x.values()))
+    m.obj = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    assert solve(m, PC.LP, solver).objective == pytest.approx(4.0)  # x0 + 2 x1 <= cap: x0 = 4
+    empty = pyo.ConcreteModel()
+    empty.obj = pyo.Objective(expr=pyo.value(3.0) + 0 * 1)
+    report = solve(empty, PC.LP, solver)
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(3.0)

@@ -263,20 +263,24 @@ class _Run:
                          tuple(np.zeros(L) for _ in data.n_categories), np.zeros(data.numeric.shape[1]), b)
         return StrategyResult(card, constant_upper_bound(data.y, self.C))
 
-    def best_rounding(self, relaxed: CLSolution, draws: int, rng: np.random.Generator) -> tuple[StrategyResult | None, int]:
-        """The best of the randomized roundings whose clustered SVM finished within the budget."""
-        best, tried = None, 0
+    def best_rounding(self, relaxed: CLSolution, draws: int,
+                      rng: np.random.Generator) -> tuple[StrategyResult | None, int, str]:
+        """The best of the randomized roundings whose clustered SVM finished within the budget, how
+        many finished, and why the roundings stopped early ("" when they did not)."""
+        best, tried, stopped = None, 0, ""
         for assignment in randomized_rounding(relaxed.z, draws, rng):
             if self.budget.expired:
+                stopped = "the time limit was reached before the roundings were evaluated"
                 break
             try:
                 result = self.clustered_svm(assignment, "round")
-            except _OutOfTime:
+            except _OutOfTime as failure:
+                stopped = str(failure)
                 break
             tried += 1
             if best is None or result.objective < best.objective:
                 best = result
-        return best, tried
+        return best, tried, stopped
 
 
 def _finish(run: _Run, chosen: StrategyResult, main: SolveReport | None, bounds: list[float | None],
@@ -348,7 +352,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
             bounds.append(report.objective)
     run.reports.append(report)
     extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective)
-    best, tried = (None, 0) if relaxed is None else run.best_rounding(relaxed, draws, rng)
+    best, tried, stopped = (None, 0, "") if relaxed is None else run.best_rounding(relaxed, draws, rng)
     extra["roundings_tried"] = tried
     if best is not None:  # the best rounding, as the strategy defines it (even when SVM_C was better)
         return _finish(run, best, report, bounds, None, "", extra)
@@ -356,7 +360,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
         reason = (f"the relaxation returned no solution ({report.status.value}: {report.termination}); "
                   "the SVM_C start is returned")
     else:
-        reason = "the time limit was reached before any rounding was evaluated; the SVM_C start is returned"
+        reason = f"{stopped}; the SVM_C start is returned"
     return _finish(run, start, report, bounds, "start", reason, extra)
 
 
@@ -408,8 +412,8 @@ def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any]
             reason = (f"{solver} stopped ({report.termination}) with no incumbent better than the SVM_C start, "
                       "which is returned")
             return _finish(run, start, report, bounds, "start", reason, extra)
-        assignment = tuple(canonical(a) if a[0] != 0 else a for a in solution.assignment)
-        card = Scorecard(assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
+        # z_{j,0,0} is fixed to 1, so every assignment already starts in cluster 0 (canonical)
+        card = Scorecard(solution.assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
         return _finish(run, StrategyResult(card, float(report.objective)), report, bounds, None, "", extra)
     reason = (f"{solver} returned no solution better than the SVM_C start ({report.status.value}: "
               f"{report.termination}); the start is returned")

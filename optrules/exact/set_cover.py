@@ -87,14 +87,17 @@ class SetCoverResult:
 
 
 def violated_pairs(instance: CoverInstance, x: np.ndarray, u: np.ndarray, v: np.ndarray,
-                   limit: int, tolerance: float = 1e-4, chunk_cells: int = 4_000_000) -> np.ndarray:
+                   limit: int, tolerance: float = 1e-4, chunk_cells: int = 4_000_000,
+                   deadline: float | None = None, coverage: np.ndarray | None = None) -> np.ndarray:
     """The ``limit`` most violated (positive row k, negative row i) inequalities (SC5) at (x, u, v),
     as a (pairs, 2) array, most violated first.
 
     Violation = 1 - v_i - u_k - x(J(k)) + x(J(k) and J(i)); all pairs are scored by one matrix
-    product per chunk of positive rows.
+    product per chunk of positive rows. At ``deadline`` (a ``time.perf_counter()`` instant) the
+    chunks stop: the pairs of the chunks scored so far are returned. ``coverage``: the instance's
+    coverage as floats, when the caller has it already.
     """
-    coverage = instance.coverage.astype(float)
+    coverage = instance.coverage.astype(float) if coverage is None else coverage
     pos_rows = np.flatnonzero(instance.pos_weight > 0)
     neg_rows = np.flatnonzero(instance.neg_weight > 0)
     if pos_rows.size == 0 or neg_rows.size == 0:
@@ -103,6 +106,8 @@ def violated_pairs(instance: CoverInstance, x: np.ndarray, u: np.ndarray, v: np.
     step = max(1, chunk_cells // max(neg_rows.size, 1))
     scores, pairs_k, pairs_i = [], [], []
     for start in range(0, pos_rows.size, step):
+        if deadline is not None and start and time.perf_counter() >= deadline:
+            break
         rows = pos_rows[start:start + step]
         weighted = coverage[rows] * x[None, :]
         violation = (1 - u[rows][:, None] - weighted.sum(axis=1)[:, None] - v[neg_rows][None, :]
@@ -126,6 +131,7 @@ def _tighten(m: model.SetCoverModel, instance: CoverInstance, solver: str, optio
     if rounds <= 0 or pos * neg * instance.n_candidates > SEPARATION_WORK_LIMIT or rows == 0:
         return 0, None
     added, bound = 0, None
+    coverage = instance.coverage.astype(float)
     m.set_integrality(False)
     for _ in range(rounds):
         if deadline is not None and time.perf_counter() >= deadline:
@@ -138,7 +144,7 @@ def _tighten(m: model.SetCoverModel, instance: CoverInstance, solver: str, optio
             break
         bound = report.objective
         u, v = m.row_values()
-        pairs = violated_pairs(instance, m.solution().x, u, v, per_round)
+        pairs = violated_pairs(instance, m.solution().x, u, v, per_round, deadline=deadline, coverage=coverage)
         if not len(pairs):
             break
         m.add_pair_cuts(pairs)
@@ -161,13 +167,13 @@ def _not_run_result(instance: CoverInstance, reduced: Any, start: np.ndarray, so
 def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solver: str = "highs",
                     solver_options: dict | None = None, relax: bool = False,
                     size: np.ndarray | None = None, cut_rounds: int = 10,
-                    cuts_per_round: int = 2000, modeller: str = "pyomo") -> SetCoverResult:
+                    cuts_per_round: int = 2000, modeller: str = model.DEFAULT_MODELLER) -> SetCoverResult:
     """Solve the set-cover ILP (or, with ``relax=True``, its LP relaxation) of ``instance`` exactly.
 
     ``solver_options["time_limit"]`` is the wall-clock budget of everything here (see the module
     docstring); the other options go to every solve. ``cut_rounds=0`` solves (SC0)-(SC4) as they
     are; the relaxation (``relax=True``) never gets cuts, so it is the plain LP bound of the
-    formulation. ``modeller`` builds the model with Pyomo (``pyomo.kernel``) or cvxpy.
+    formulation. ``modeller`` builds the model with Pyomo (``MatrixConstraint`` blocks) or cvxpy.
     """
     options = check_unified(solver_options)
     budget = TimeBudget(options.pop("time_limit", None))

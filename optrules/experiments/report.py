@@ -54,13 +54,24 @@ METRICS: dict[str, Metric] = {
 RANK_ROW = "Avg Rank"
 
 CERTAINTY_LEGEND = (
-    "Exact methods: ✓ every fold proven optimal; ⏱k/n: k of n folds stopped at a limit (time, nodes) "
-    "before proving optimality, with g% their mean gap to the best bound (\"no bound\": the solver had "
-    "none on some); ↩k: on k folds the solver found nothing better than its warm start, which was returned.")
+    "Exact methods: ✓ every fold proven optimal (gap 0); ⏱k/n: k of n folds stopped at a limit (time, "
+    "nodes, or a gap tolerance) before proving optimality, with g% their mean gap to the best bound "
+    "(\"no bound\": the solver had none on some); ↩k: on k folds the solver found nothing better than "
+    "its warm start, which was returned.")
 
 
 def _is(value: Any, text: str) -> bool:
     return isinstance(value, str) and value == text
+
+
+def _proven(rows: pd.DataFrame, suffix: str = "") -> pd.Series:
+    """Rows whose solution is the solver's own, proven optimal: status optimal, gap 0 (or no gap
+    recorded), no fallback. A stop within a gap tolerance (status optimal, gap > 0) is not proven."""
+    status = rows[f"status{suffix}"]
+    gap = (pd.to_numeric(rows[f"gap{suffix}"], errors="coerce") if f"gap{suffix}" in rows
+           else pd.Series(np.nan, index=rows.index))
+    fallback = rows[f"fallback{suffix}"] if f"fallback{suffix}" in rows else pd.Series(None, index=rows.index)
+    return status.map(lambda s: _is(s, "optimal")) & (gap.isna() | (gap <= 1e-9)) & fallback.isna()
 
 
 def certainty_mark(rows: pd.DataFrame) -> str:
@@ -69,7 +80,7 @@ def certainty_mark(rows: pd.DataFrame) -> str:
     if fitted.empty or "status" not in fitted:
         return ""
     fallback = fitted["fallback"].notna() if "fallback" in fitted else pd.Series(False, index=fitted.index)
-    proven = fitted["status"].map(lambda s: _is(s, "optimal")) & ~fallback
+    proven = _proven(fitted)
     if proven.all():
         return " ✓"
     stopped = fitted[~proven]
@@ -138,7 +149,7 @@ def certified_table(results: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     objective = pairs["objective"].astype(float)
     pairs["distance"] = (objective - pairs["bound_exact"].astype(float)).clip(lower=0.0) / objective.abs().clip(lower=1e-10)
-    pairs["proven"] = pairs["status_exact"].map(lambda s: _is(s, "optimal")) & pairs["fallback_exact"].isna()
+    pairs["proven"] = _proven(pairs, "_exact")
     table = pairs.groupby(["dataset", "method", "method_exact"], sort=False).agg(
         folds=("distance", "size"), mean=("distance", "mean"), largest=("distance", "max"),
         proven=("proven", "sum"))

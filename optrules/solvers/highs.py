@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from optrules.solvers.output import silenced
+from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite
 from optrules.solvers.standard_form import StandardForm
 
@@ -81,11 +82,14 @@ def _load(form: StandardForm, highspy: Any) -> Any:
         model.hessian_ = _hessian(form, highspy)
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
-    highs.passModel(model)
+    if highs.passModel(model) == highspy.HighsStatus.kError:
+        raise RuntimeError("HiGHS refused the model (passModel returned kError)")
     integer = np.flatnonzero(form.integer).astype(np.int32)
     if integer.size:  # as arrays, after the model: a list of 10^5 HighsVarType objects costs more than the load
-        highs.changeColsIntegrality(int(integer.size), integer,
-                                    np.full(integer.size, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
+        status = highs.changeColsIntegrality(int(integer.size), integer,
+                                             np.full(integer.size, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
+        if status == highspy.HighsStatus.kError:
+            raise RuntimeError("HiGHS refused the integrality of the model's integer columns")
     return highs
 
 
@@ -95,6 +99,11 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
     latest, and load the solution back into the form's variables when there is one."""
     import highspy
 
+    if form.quadratic_rows:
+        raise SolverError("HiGHS takes no quadratic constraint; the model has "
+                          f"{len(form.quadratic_rows)} (solve it with scip)")
+    if form.n_cols == 0:  # nothing to decide: HiGHS would say kModelEmpty
+        return Outcome("optimal", True, form.constant, form.constant, version)
     began = time.perf_counter()
     with silenced(verbose):
         highs = _load(form, highspy)

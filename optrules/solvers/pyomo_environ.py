@@ -59,7 +59,8 @@ def _require_discrete_values(model: Any) -> None:
 
 
 def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: bool, warm_start: bool) -> Outcome:
-    """Solve through pyomo.contrib.solver (HiGHS, SCIP, Gurobi)."""
+    """Solve through pyomo.contrib.solver: Gurobi, and HiGHS or SCIP only when their registry entry
+    is set not to use the bulk loader (the tests do so to keep this path working)."""
     import pyomo.environ  # noqa: F401  registers the pyomo.contrib.solver plugins
     from pyomo.contrib.solver.common.factory import SolverFactory
 

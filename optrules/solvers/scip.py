@@ -37,10 +37,6 @@ def scip_word(status: str) -> str:
 
 
 
-def _bound(value: float) -> float | None:
-    return None if not np.isfinite(value) else float(value)
-
-
 class _Loaded:
     """The SCIP model of a form: its columns, and the epigraph variable of a quadratic objective."""
 
@@ -52,7 +48,7 @@ class _Loaded:
         self.form = form
         columns = []
         for j in range(form.n_cols):
-            lower, upper = _bound(form.col_lower[j]), _bound(form.col_upper[j])
+            lower, upper = finite(form.col_lower[j]), finite(form.col_upper[j])
             kind = "C"
             if form.integer[j]:
                 kind = "B" if lower is not None and upper is not None and lower >= 0 and upper <= 1 else "I"
@@ -64,7 +60,7 @@ class _Loaded:
         for r in range(A.shape[0]):
             start, stop = indptr[r], indptr[r + 1]
             expr = Expr(dict(zip([terms[k] for k in indices[start:stop]], data[start:stop])))
-            scip.addCons(ExprCons(expr, lhs=_bound(form.row_lower[r]), rhs=_bound(form.row_upper[r])),
+            scip.addCons(ExprCons(expr, lhs=finite(form.row_lower[r]), rhs=finite(form.row_upper[r])),
                          name=f"r{r}")
         for q, row in enumerate(form.quadratic_rows):
             coefficients: dict[Any, float] = {}
@@ -73,7 +69,7 @@ class _Loaded:
             for i, j, a in zip(row.quad_i.tolist(), row.quad_j.tolist(), row.quad_coef.tolist()):
                 key = Term(columns[i], columns[j])
                 coefficients[key] = coefficients.get(key, 0.0) + a
-            scip.addCons(ExprCons(Expr(coefficients), lhs=_bound(row.lower), rhs=_bound(row.upper)), name=f"q{q}")
+            scip.addCons(ExprCons(Expr(coefficients), lhs=finite(row.lower), rhs=finite(row.upper)), name=f"q{q}")
         linear = Expr({terms[j]: float(c) for j, c in enumerate(form.c.tolist()) if c != 0.0})
         sense = "maximize" if form.maximize else "minimize"
         self.epigraph = None

@@ -122,6 +122,15 @@ class _Columns:
         return np.array(out, dtype=np.int64)
 
 
+def _numbers(values: Any, missing: float) -> np.ndarray:
+    """An array of floats from numbers, None (``missing``) or Pyomo parameters."""
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):  # None entries, or Pyomo Params / expressions
+        return np.array([_bound(v, missing) for v in values], dtype=float)
+    return np.where(np.isnan(out), missing, out) if out.size else out
+
+
 def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] | None:
     """A MatrixConstraint's CSR arrays (data, global column indices, row pointers) and bounds, its
     inactive rows left out; None when this Pyomo keeps them under other names (the rows are then
@@ -132,13 +141,10 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
     except AttributeError:
         return None
     cols = columns.of(x)
-    data = np.asarray(data, dtype=float)
+    data = _numbers(data, 0.0)
     indices = cols[np.asarray(indices, dtype=np.int64)] if len(indices) else np.zeros(0, dtype=np.int64)
     indptr = np.asarray(indptr, dtype=np.int64)
-    lower = np.array([-np.inf if b is None else b for b in lower] if not isinstance(lower, np.ndarray) else lower,
-                     dtype=float)
-    upper = np.array([np.inf if b is None else b for b in upper] if not isinstance(upper, np.ndarray) else upper,
-                     dtype=float)
+    lower, upper = _numbers(lower, -np.inf), _numbers(upper, np.inf)
     rows = getattr(component, "_data", None)  # the row objects, in order
     rows = rows if isinstance(rows, tuple) and len(rows) == len(lower) else [component[i] for i in range(len(lower))]
     active = np.fromiter(map(operator.attrgetter("active"), rows), dtype=bool, count=len(lower))
@@ -204,6 +210,7 @@ def compile_model(model: Any) -> StandardForm:
                        np.array([r[3] for r in small_rows], dtype=float)))
     A = sp.vstack([sp.csr_matrix(b[:3], shape=(len(b[3]), n)) for b in blocks], format="csr") if blocks \
         else sp.csr_matrix((0, n))
+    A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
     row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
     row_upper = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
 
@@ -211,9 +218,11 @@ def compile_model(model: Any) -> StandardForm:
     col_lower = np.array([-np.inf if v.lb is None else v.lb for v in variables], dtype=float)
     col_upper = np.array([np.inf if v.ub is None else v.ub for v in variables], dtype=float)
     integer = np.array([not v.is_continuous() for v in variables], dtype=bool)
-    fixed = [j for j, v in enumerate(variables) if v.fixed]
-    for j in fixed:
-        col_lower[j] = col_upper[j] = float(variables[j].value)
+    for j, var in enumerate(variables):
+        if var.fixed:
+            if var.value is None:
+                raise SolverError(f"variable {var.name!r} is fixed but has no value")
+            col_lower[j] = col_upper[j] = float(var.value)
     c = np.zeros(n)
     np.add.at(c, linear_cols, np.array(repn.linear_coefs, dtype=float))
     return StandardForm(variables, col_lower, col_upper, integer, A, row_lower, row_upper, c,
