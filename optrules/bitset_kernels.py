@@ -4,9 +4,11 @@
 * :func:`extension_supports`: the positive and negative supports of every allowed extension
   (parent conjunction AND one atom) by popcount over the packed words, without materialising the
   parents x atoms x words array of joined bitsets; only the extensions frequent enough are kept.
-* :func:`row_hashes`: a 64-bit hash of each packed bitset, so that coverage duplicates are found by
-  sorting integers instead of comparing rows of thousands of words (``candidates`` checks equal
-  hashes for equal bits, so a collision cannot merge two different coverages).
+* :func:`row_hashes` / :func:`joined_hashes`: two independent 64-bit hashes of each packed bitset
+  (of a parent AND an atom, for the last level, which is never formed), so that coverage duplicates
+  are found by sorting integers instead of comparing rows of thousands of words: two coverages are
+  taken as equal when both hashes agree, and ``candidates`` falls back to comparing the rows
+  themselves when the first agrees and the second does not.
 * :func:`lattice_coverage`: which samples each lattice element covers, from the samples' bin codes,
   feature by feature with an early exit, without a (elements x samples) array per feature.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["extension_supports", "lattice_coverage", "row_hashes"]
+__all__ = ["extension_supports", "joined_hashes", "lattice_coverage", "row_hashes"]
 
 
 @njit(cache=True, inline="always")
@@ -64,31 +66,57 @@ def extension_supports(parent_bits: np.ndarray, atom_bits: np.ndarray, pos_bits:
     return parents[:kept], atoms[:kept], positives[:kept], negatives[:kept]
 
 
+@njit(cache=True, inline="always")
+def _mix(h: np.uint64, word: np.uint64, position: int) -> np.uint64:
+    """One splitmix64 step of a running hash over a word and its position."""
+    z = word ^ (np.uint64(position) * np.uint64(0xBF58476D1CE4E5B9)) ^ h
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 @njit(cache=True)
 def row_hashes(bits: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per row of packed words (a splitmix64 mix of each word and its position)."""
+    """Two independent 64-bit hashes per row of packed words, (n, 2)."""
     n, words = bits.shape
-    out = np.empty(n, dtype=np.uint64)
+    out = np.empty((n, 2), dtype=np.uint64)
     for i in range(n):
-        h = np.uint64(0x9E3779B97F4A7C15)
+        first, second = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03)
         for w in range(words):
-            z = bits[i, w] ^ (np.uint64(w) * np.uint64(0xBF58476D1CE4E5B9)) ^ h
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            h = z ^ (z >> np.uint64(31))
-        out[i] = h
+            first = _mix(first, bits[i, w], w)
+            second = _mix(second, bits[i, w], w + words)
+        out[i, 0], out[i, 1] = first, second
     return out
 
 
 @njit(cache=True)
-def lattice_coverage(elements: np.ndarray, codes: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+def joined_hashes(parent_bits: np.ndarray, atom_bits: np.ndarray, parents: np.ndarray,
+                  atoms: np.ndarray) -> np.ndarray:
+    """:func:`row_hashes` of the rows parent_bits[parents[r]] & atom_bits[atoms[r]], without forming them."""
+    n, words = parents.shape[0], parent_bits.shape[1]
+    out = np.empty((n, 2), dtype=np.uint64)
+    for r in range(n):
+        p, a = parents[r], atoms[r]
+        first, second = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03)
+        for w in range(words):
+            word = parent_bits[p, w] & atom_bits[a, w]
+            first = _mix(first, word, w)
+            second = _mix(second, word, w + words)
+        out[r, 0], out[r, 1] = first, second
+    return out
+
+
+@njit(cache=True)
+def lattice_coverage(elements: np.ndarray, codes_by_feature: np.ndarray, starts: np.ndarray,
+                     stops: np.ndarray) -> np.ndarray:
     """(k, n) bool: element j covers sample i when, in every feature f where j has a one, the
-    sample has a bin (codes[i, f] >= 0) and j's bit at that bin, starts[f] + codes[i, f], is 0.
+    sample has a bin (codes_by_feature[f, i] >= 0) and j's bit at that bin, starts[f] + that code,
+    is 0. ``codes_by_feature`` is the samples' bin codes, one contiguous row per feature.
 
     For each element the samples are filtered feature by feature: only those still covered are
     looked at in the next restricted feature."""
     k = elements.shape[0]
-    n, n_features = codes.shape
+    n_features, n = codes_by_feature.shape
     out = np.zeros((k, n), dtype=np.bool_)
     restricted = np.empty(n_features, dtype=np.int64)
     alive = np.empty(n, dtype=np.int64)
@@ -100,15 +128,22 @@ def lattice_coverage(elements: np.ndarray, codes: np.ndarray, starts: np.ndarray
                     restricted[count] = f
                     count += 1
                     break
-        size = n
+        if count == 0:
+            out[j, :] = True
+            continue
+        f = restricted[0]
+        size = 0
         for i in range(n):
-            alive[i] = i
-        for r in range(count):
+            code = codes_by_feature[f, i]
+            if code >= 0 and not elements[j, starts[f] + code]:
+                alive[size] = i
+                size += 1
+        for r in range(1, count):
             f = restricted[r]
             kept = 0
             for t in range(size):
                 i = alive[t]
-                code = codes[i, f]
+                code = codes_by_feature[f, i]
                 if code >= 0 and not elements[j, starts[f] + code]:
                     alive[kept] = i
                     kept += 1

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from optrules.bitset_kernels import extension_supports, row_hashes
+from optrules.bitset_kernels import extension_supports, joined_hashes, row_hashes
 from optrules.data import Schema
 from optrules.discretize import Bins, discretize
 from optrules.encode import pack_bits, unpack_bits
@@ -64,39 +64,84 @@ def numeric_atoms(feature: str, bins: Bins) -> list[NumericCondition]:
 
 def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretization: str,
            discretization_params: dict) -> tuple[list[Condition], np.ndarray, np.ndarray]:
-    """All atoms, their feature index, and their coverage (samples x atoms)."""
+    """All atoms, their feature index, and their coverage (samples x atoms).
+
+    The coverage is what each atom's ``evaluate`` gives, computed a column at a time: a categorical
+    column is factorised once (with the hashing pandas' ``isin`` uses), a numeric one compared with
+    each interval's ends (a missing value satisfies no atom)."""
     conditions: list[Condition] = []
     feature_of: list[int] = []
     masks: list[np.ndarray] = []
     for index, feature in enumerate(schema.features):
         column = X[feature].to_numpy()
         if schema.categorical[index]:
-            present = pd.Series(column).dropna()
-            for category in sorted(present.unique().tolist(), key=lambda c: (type(c).__name__, str(c))):
-                conditions.append(CategoricalCondition(feature, [category]))
+            codes, uniques = pd.factorize(pd.Series(column, dtype=object))
+            order = sorted(range(len(uniques)), key=lambda k: (type(uniques[k]).__name__, str(uniques[k])))
+            atoms: list[Condition] = [CategoricalCondition(feature, [uniques[k]]) for k in order]
+            masks.extend(codes == k for k in order)
         else:
             values = column.astype(float)
             if np.isnan(values).all():
                 continue
             bins = discretize(values, is_positive, method=discretization, **discretization_params)
-            conditions.extend(numeric_atoms(feature, bins))
-        while len(feature_of) < len(conditions):
-            feature_of.append(index)
-            masks.append(conditions[len(masks)].evaluate(column))
+            numeric = numeric_atoms(feature, bins)
+            masks.extend(atom.intervals[0].contains(values) for atom in numeric)
+            atoms = list(numeric)
+        conditions.extend(atoms)
+        feature_of.extend([index] * len(atoms))
     coverage = np.array(masks, dtype=bool).T if masks else np.zeros((len(X), 0), dtype=bool)
     return conditions, np.array(feature_of, dtype=int), coverage
 
 
-def _first_of_each_coverage(bits: np.ndarray) -> np.ndarray:
-    """Positions of the first row of each distinct bitset, in order: duplicates found by hash and
-    confirmed bit for bit (on a hash collision, by comparing the rows themselves)."""
-    if len(bits) == 0:
+@dataclass
+class _Level:
+    """The frequent conjunctions of one length: their atoms (indices into the frequent atoms), their
+    supports, and their packed coverage, either formed (``bits``, for the levels that are extended)
+    or as the rows of the previous level and the atoms they join (the last level, never formed)."""
+
+    items: list[tuple[int, ...]]
+    pos: np.ndarray
+    neg: np.ndarray
+    bits: np.ndarray | None = None
+    parent_bits: np.ndarray | None = None
+    parents: np.ndarray | None = None
+    atoms: np.ndarray | None = None
+
+    def rows(self, index: np.ndarray, atom_bits: np.ndarray) -> np.ndarray:
+        if self.bits is not None:
+            return self.bits[index]
+        return self.parent_bits[self.parents[index]] & atom_bits[self.atoms[index]]
+
+    def hashes(self, atom_bits: np.ndarray) -> np.ndarray:
+        if self.bits is not None:
+            return row_hashes(np.ascontiguousarray(self.bits))
+        return joined_hashes(np.ascontiguousarray(self.parent_bits), atom_bits, self.parents, self.atoms)
+
+
+def _distinct_in_order(levels: list[_Level], ranked: np.ndarray, atom_bits: np.ndarray,
+                       offsets: np.ndarray) -> np.ndarray:
+    """The positions in ``ranked`` (global indices of conjunctions) of the first conjunction of each
+    distinct coverage, in order. Coverages are equal when both hashes agree; if a first hash agrees
+    and the second does not, the rows are compared themselves."""
+    if len(ranked) == 0:
         return np.zeros(0, dtype=np.int64)
-    hashes = row_hashes(bits)
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    if not (bits == bits[first[inverse]]).all():  # two coverages share a hash: compare the rows
+    hashes = np.concatenate([level.hashes(atom_bits) for level in levels])[ranked]
+    _, first, inverse = np.unique(hashes[:, 0], return_index=True, return_inverse=True)
+    if (hashes[:, 1] != hashes[first[inverse], 1]).any():  # a collision of the first hash: compare the rows
+        bits = _rows(levels, ranked, atom_bits, offsets)
         _, first = np.unique(bits.view(np.dtype((np.void, bits.shape[1] * 8))).ravel(), return_index=True)
     return np.sort(first)
+
+
+def _rows(levels: list[_Level], index: np.ndarray, atom_bits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Packed coverage of the conjunctions of global indices ``index``, in that order."""
+    level_of = np.searchsorted(offsets, index, side="right") - 1
+    out = np.empty((len(index), atom_bits.shape[1]), dtype=np.uint64)
+    for k, level in enumerate(levels):
+        at = np.flatnonzero(level_of == k)
+        if at.size:
+            out[at] = level.rows(index[at] - offsets[k], atom_bits)
+    return out
 
 
 def mine_candidates(
@@ -136,38 +181,36 @@ def mine_candidates(
     # atoms come feature by feature, so those on a later feature than f start at after_feature[f]
     after_feature = np.searchsorted(feature_f, np.arange(len(schema.features)), side="right")
 
-    # Every frequent conjunction: atom indices (into `frequent`), positive and negative support, bits.
-    level_items = [(int(a),) for a in range(len(frequent))]
-    level_bits = atom_bits_f
-    found_items: list[tuple[int, ...]] = list(level_items)
-    found_pos = [atom_pos[frequent]]
-    found_neg = [atom_neg[frequent]]
-    found_bits = [level_bits]
-    words = max(1, atom_bits.shape[1])
-    for _ in range(1, max_len):
-        if not level_items:
+    # Every frequent conjunction, level by level; a level's coverage is formed only to extend it.
+    levels = [_Level([(int(a),) for a in range(len(frequent))], atom_pos[frequent], atom_neg[frequent],
+                     bits=atom_bits_f)]
+    for length in range(2, max_len + 1):
+        parent_level = levels[-1]
+        if not parent_level.items:
             break
-        last_feature = np.array([feature_f[items[-1]] for items in level_items], dtype=np.int64)
-        parent, atom, pos, neg = extension_supports(np.ascontiguousarray(level_bits), atom_bits_f, pos_bits,
-                                                    neg_bits, after_feature[last_feature], min_count)
-        level_items = [level_items[p] + (int(a),) for p, a in zip(parent.tolist(), atom.tolist())]
-        level_bits = level_bits[parent] & atom_bits_f[atom] if len(parent) else np.zeros((0, words), np.uint64)
-        found_items.extend(level_items)
-        found_pos.append(pos)
-        found_neg.append(neg)
-        found_bits.append(level_bits)
+        last_feature = np.array([feature_f[items[-1]] for items in parent_level.items], dtype=np.int64)
+        parent_bits = np.ascontiguousarray(parent_level.bits)
+        parent, atom, pos, neg = extension_supports(parent_bits, atom_bits_f, pos_bits, neg_bits,
+                                                    after_feature[last_feature], min_count)
+        items = [parent_level.items[p] + (int(a),) for p, a in zip(parent.tolist(), atom.tolist())]
+        if length < max_len:
+            levels.append(_Level(items, pos, neg, bits=parent_bits[parent] & atom_bits_f[atom]))
+        else:
+            levels.append(_Level(items, pos, neg, parent_bits=parent_bits, parents=parent, atoms=atom))
 
-    pos_support = np.concatenate(found_pos).astype(float) if found_items else np.zeros(0)
-    neg_support = np.concatenate(found_neg).astype(float) if found_items else np.zeros(0)
-    bits = np.concatenate(found_bits) if found_items else np.zeros((0, words), np.uint64)
+    found_items = [items for level in levels for items in level.items]
+    offsets = np.cumsum([0] + [len(level.items) for level in levels])[:-1]
+    pos_support = np.concatenate([level.pos for level in levels]).astype(float)
+    neg_support = np.concatenate([level.neg for level in levels]).astype(float)
     lsup_pos = pos_support / max(n_pos, 1)
     lsup_neg = neg_support / max(n_neg, 1)
     keep = np.flatnonzero(lsup_pos > lsup_neg)
     length = np.array([len(items) for items in found_items], dtype=int)
     exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
     order = keep[np.lexsort((keep, length[keep], -pos_support[keep], -exclusiveness[keep]))]
-    order = order[_first_of_each_coverage(np.ascontiguousarray(bits[order]))][:max_candidates]
+    order = order[_distinct_in_order(levels, order, atom_bits_f, offsets)][:max_candidates]
 
     conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
-    coverage = unpack_bits(bits[order], n).T if len(order) else np.zeros((n, 0), dtype=bool)
+    coverage = (unpack_bits(_rows(levels, order, atom_bits_f, offsets), n).T if len(order)
+                else np.zeros((n, 0), dtype=bool))
     return CandidateRules(conjunctions, coverage, len(found_items))

@@ -715,7 +715,7 @@ class FeatureBinning:
             raise ValueError(f"codes must be (n, {len(self.layout_)}), got shape {codes.shape}")
         starts = self._starts.astype(np.int64)
         stops = np.array([lay.stop for lay in self.layout_], dtype=np.int64)
-        return lattice_coverage(np.ascontiguousarray(elements), np.ascontiguousarray(codes), starts, stops)
+        return lattice_coverage(np.ascontiguousarray(elements), np.ascontiguousarray(codes.T), starts, stops)
 
     def lattice(self, elements: str | Iterable[str] | Any) -> Lattice:
         """Lattice elements with this layout, from bit strings or a 0/1 matrix."""

@@ -106,3 +106,26 @@ def test_parameter_errors(params, message):
     frame, schema, target = _prepare(X, y, "1")
     with pytest.raises(ValueError, match=message):
         mine_candidates(frame, schema, target.is_positive, **params)
+
+
+def test_a_hash_collision_falls_back_to_comparing_the_coverages(monkeypatch):
+    """Coverage duplicates are found by two hashes; when the first collides and the second does not,
+    the rows are compared. Forced here: every first hash equal, so nothing may be merged by it."""
+    import optrules.candidates as candidates
+
+    X, y = optrules.load("german")
+    frame, schema, target = _prepare(X, y, "bad")
+    reference = mine_candidates(frame, schema, target.is_positive, max_len=2)
+
+    def colliding(hashes):
+        def wrapped(*args):
+            out = hashes(*args).copy()
+            out[:, 0] = 7  # the first hash says "all equal"; the second still tells them apart
+            return out
+        return wrapped
+
+    monkeypatch.setattr(candidates, "row_hashes", colliding(candidates.row_hashes))
+    monkeypatch.setattr(candidates, "joined_hashes", colliding(candidates.joined_hashes))
+    forced = mine_candidates(frame, schema, target.is_positive, max_len=2)
+    assert forced.conjunctions == reference.conjunctions and (forced.coverage == reference.coverage).all()
+    assert len(reference) > 100  # enough distinct coverages that merging by the first hash would show

@@ -164,7 +164,7 @@ def test_ipopt_adapter_derivatives_match_finite_differences():
     rng = np.random.default_rng(0)
     x = rng.normal(size=relaxation.size)
     x[relaxation.i_z:] = rng.random(relaxation.size - relaxation.i_z)
-    lagrange = rng.normal(size=data.n + relaxation.K)
+    lagrange = rng.normal(size=relaxation.n_constraints)
     step = 1e-6
 
     def dense(rows, cols, values, shape):
