@@ -22,10 +22,11 @@ default ``benchmarks/results/clsvm_paper_runs``) with ``resume=True``: every fin
 process or hung on the 5,000-row MIQPs), and a fit that crashes, times out or raises is a row with
 its status and error text (``on_error = "record"``). The methods are listed longest first (clm, cl-rr,
 ...) so that the two workers finish together. The figures come from the result table: accuracy,
-``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``), ``fit_seconds``, and the ``meta.*``
-columns (C chosen, build and solve seconds summed over the fit's final solves, cl-rr's relaxation
-solver; for clm the MIQP's status, termination, objective, bound, gap and seconds, SVM_C's objective,
-the convex lower bound LB and the largest M_j).
+``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``), ``fit_seconds``, the exact part's
+``status``, ``objective``, ``bound``, ``gap``, ``fallback`` and stage seconds, and the ``meta.*``
+columns (C chosen, cl-rr's relaxation solver; for clm the MIQP's termination and own objective,
+SVM_C's objective, the convex lower bound LB and the largest M_j). Result tables written before those
+columns existed are read with the figures of their ``meta.*`` columns of the time.
 
 The markdown report (``--out``) is rebuilt from the ``results.csv`` of every dataset under RUNS (a
 dataset appears once its run completed): the paper's values beside ours, accuracy and complexity
@@ -143,6 +144,26 @@ def experiment(name: str, runs: Path, splits: int, strategies: list[str], clm_ti
 # --------------------------------------------------------------------------------------------
 
 
+def _current_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """A result table written before the runner had its bound, fallback and stage columns (the runs
+    committed before them), with those figures taken from its ``meta.*`` columns of the time."""
+    if "bound" in frame:
+        return frame
+    frame = frame.copy()
+    frame["bound"] = frame.get("meta.model_best_bound")
+    if "meta.model_gap" in frame:
+        frame["gap"] = frame["meta.model_gap"].where(frame["method"] == "clm", frame["gap"])
+    started = frame.get("meta.solution_from_start", pd.Series(False, index=frame.index))
+    frame["fallback"] = started.map(lambda value: "start" if value is True or value == "True" else None)
+    frame["build_seconds"] = frame.get("meta.build_seconds")
+    frame["solve_seconds"] = frame.get("meta.solve_seconds")  # then: summed over the fit's solves
+    if "meta.model_solve_seconds" in frame:  # clm's MIQP alone
+        frame["solve_seconds"] = frame["meta.model_solve_seconds"].where(frame["method"] == "clm",
+                                                                         frame["solve_seconds"])
+    frame["meta.termination"] = frame.get("meta.model_termination")
+    return frame
+
+
 def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, float]]:
     """Every completed dataset run under ``runs``: the rows (datasets in Table 1's order) and each
     dataset's clm time limit (from its resolved configuration)."""
@@ -151,7 +172,8 @@ def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, float]]:
         table, config = runs / name / "results.csv", runs / name / "config.json"
         if not table.is_file():
             continue
-        frames.append(pd.read_csv(table, dtype={"solver": object, "status": object, "error": object}))
+        frames.append(_current_columns(pd.read_csv(table, dtype={"solver": object, "status": object,
+                                                                  "error": object})))
         for method in json.loads(config.read_text())["methods"]:
             if method["name"] == "clm":
                 limits[name] = float(method["solver_options"]["time_limit"])
@@ -271,9 +293,9 @@ def report(results: pd.DataFrame, limits: dict[str, float], out: Path, command: 
         "## Accuracy and complexity (%) per strategy, beside the paper's Tables 2-5\n\n"
         "Complexity: relevant dummies (clusters, or categories for SVM_O, with a nonzero score) over the "
         "category dummies of the clustered features (`Ruleset.scorecard_complexity`). Std: sample standard "
-        "deviation over the splits. Seconds are the final fit on the training split (build = model "
-        "construction and solve = solver calls of the final fit, summed; fit = everything including the "
-        f"inner CV over C). Relaxation solver of cl-rr: {', '.join(sorted(set(cl_rr))) or '-'}.\n\n"
+        "deviation over the splits. Seconds are the final fit on the training split (build and solve: the "
+        "strategy's main model, the SVM QP, the relaxation or the MIQP, its build and its solve; fit: "
+        f"everything, the inner CV over C included). Relaxation solver of cl-rr: {', '.join(sorted(set(cl_rr))) or '-'}.\n\n"
         + markdown_table(summary_rows(results)),
         "## clm: the CL-bigM MIQP (SCIP, warm-started from SVM_C, per-feature big-M)\n\n"
         "status, termination, objective, bound, gap: the MIQP's solve report (the incumbent's objective; "
