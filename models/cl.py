@@ -211,6 +211,21 @@ class ClusterModel(ABC):
                           self.layout.split(z), objective)
 
 
+def pyomo_point(m: Any, point: dict[str, np.ndarray], names: Sequence[str]) -> None:
+    """Set the Pyomo variables ``names`` of ``m`` to a :func:`start_point`."""
+    for name in names:
+        pyomo_assign(getattr(m, name), point[name])
+
+
+def pyomo_cluster_values(m: Any, data: ClusterData, layout: Layout) -> dict[str, np.ndarray]:
+    """:meth:`ClusterModel.values` of a Pyomo CL or CL-bigM model."""
+    L = data.clusters
+    return {"omegabar": pyomo_values(m.omegabar, (layout.J, L)),
+            "omega_numeric": pyomo_values(m.omega_numeric, (data.numeric.shape[1],)),
+            "b": np.array([0.0 if m.b.value is None else m.b.value]),
+            "xi": pyomo_values(m.xi, (data.n,)), "z": pyomo_values(m.z, (layout.K, L))}
+
+
 def pyomo_values(variables: Any, shape: tuple[int, ...]) -> np.ndarray:
     """An indexed Pyomo Var's values in index order (0 where unset), reshaped."""
     return np.array([0.0 if v.value is None else v.value for v in variables.values()], dtype=float).reshape(shape)
@@ -279,16 +294,10 @@ class PyomoCL(ClusterModel):
     def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
                   omega_numeric: np.ndarray, b: float) -> None:
         point = start_point(self.data, self.layout, assignment, cluster_scores, omega_numeric, b)
-        m = self._model
-        for name in ("omegabar", "z", "s", "omega_numeric", "b", "xi"):
-            pyomo_assign(getattr(m, name), point[name])
+        pyomo_point(self._model, point, ("omegabar", "z", "s", "omega_numeric", "b", "xi"))
 
     def values(self) -> dict[str, np.ndarray]:
-        m, layout, L = self._model, self.layout, self.data.clusters
-        return {"omegabar": pyomo_values(m.omegabar, (layout.J, L)),
-                "omega_numeric": pyomo_values(m.omega_numeric, (self.data.numeric.shape[1],)),
-                "b": np.array([0.0 if m.b.value is None else m.b.value]),
-                "xi": pyomo_values(m.xi, (self.data.n,)), "z": pyomo_values(m.z, (layout.K, L))}
+        return pyomo_cluster_values(self._model, self.data, self.layout)
 
 
 def build(data: ClusterData, C: float, relax: bool = False, modeller: str = "pyomo") -> PyomoCL:

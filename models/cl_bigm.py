@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from optrules.models.cl import (ClusterData, ClusterModel, CLSolution, Layout, assignment_rows, margin_rows,
-                                pyomo_assign, pyomo_cluster_model, pyomo_values, start_point)
+                                pyomo_cluster_model, pyomo_cluster_values, pyomo_point, start_point)
 from optrules.models.matrix import matrix_constraint
 from optrules.solvers import ProblemClass
 
@@ -110,15 +110,10 @@ class PyomoBigM(BigMModel):
     def set_start(self, assignment: Sequence[np.ndarray], cluster_scores: Sequence[np.ndarray],
                   omega_numeric: np.ndarray, b: float) -> None:
         point = start_point(self.data, self.layout, assignment, cluster_scores, omega_numeric, b)
-        for name in ("omegabar", "z", "omegatilde", "omega_numeric", "b", "xi"):
-            pyomo_assign(getattr(self._model, name), point[name])
+        pyomo_point(self._model, point, ("omegabar", "z", "omegatilde", "omega_numeric", "b", "xi"))
 
     def values(self) -> dict[str, np.ndarray]:
-        m, layout, L = self._model, self.layout, self.data.clusters
-        return {"omegabar": pyomo_values(m.omegabar, (layout.J, L)),
-                "omega_numeric": pyomo_values(m.omega_numeric, (self.data.numeric.shape[1],)),
-                "b": np.array([0.0 if m.b.value is None else m.b.value]),
-                "xi": pyomo_values(m.xi, (self.data.n,)), "z": pyomo_values(m.z, (layout.K, L))}
+        return pyomo_cluster_values(self._model, self.data, self.layout)
 
 
 class CvxpyBigM(BigMModel):

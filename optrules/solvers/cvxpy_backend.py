@@ -17,7 +17,7 @@ from typing import Any, Callable
 from optrules.solvers.highs import highs_word
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
-from optrules.solvers.report import Outcome, finite
+from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.scip import scip_word
 
 __all__ = ["run_cvxpy"]
@@ -108,13 +108,10 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
                                                         canon_backend=CANON_BACKEND)
         loaded = time.perf_counter()
         options = dict(native)
-        limit = options.get(limit_key)
-        if deadline is not None and limit_key is not None:
-            limit = min(limit, deadline - loaded) if limit is not None else deadline - loaded
+        limit = time_left(options.get(limit_key), deadline, loaded) if limit_key is not None else None
+        if limit is not None:
             if limit <= 0:
-                return Outcome("time_limit", False, version=version, load_seconds=loaded - began, solve_seconds=0.0,
-                               time_limit=0.0, note="the time limit was reached while cvxpy canonicalised the "
-                                                    "model; the solver did not run")
+                return Outcome.not_run(backend.engine, version, loaded - began)
             options[limit_key] = float(limit)
         raw = chain.solve_via_data(problem, data, warm_start, verbose, options)
         finished = time.perf_counter()

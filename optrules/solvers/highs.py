@@ -16,7 +16,7 @@ import numpy as np
 
 from optrules.solvers.output import silenced
 from optrules.solvers.registry import SolverError
-from optrules.solvers.report import Outcome, finite
+from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
 __all__ = ["HIGHS_WORDS", "run_highs"]
@@ -119,12 +119,9 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
             if known.size:
                 highs.setSolution(int(known.size), known.astype(np.int32), start[known])
         loaded = time.perf_counter()
-        limit = native.get("time_limit")
-        if deadline is not None:
-            limit = min(limit, deadline - loaded) if limit is not None else deadline - loaded
+        limit = time_left(native.get("time_limit"), deadline, loaded)
         if limit is not None and limit <= 0:
-            return Outcome("time_limit", False, version=version, load_seconds=loaded - began, solve_seconds=0.0,
-                           time_limit=0.0, note="the time limit was reached while loading the model; HiGHS did not run")
+            return Outcome.not_run("HiGHS", version, loaded - began)
         if limit is not None:
             highs.setOptionValue("time_limit", float(limit))
         highs.run()

@@ -108,6 +108,22 @@ def _wrong_type(solver: str, name: str, value: Any, kind: str) -> SolverError:
     return SolverError(f"{solver} option {name!r} takes {kind}, got {value!r}")
 
 
+def _check_like(solver: str, name: str, value: Any, default: Any) -> None:
+    """``value`` must be of the kind of the option's default: bool, integer, number or string."""
+    if isinstance(default, bool):
+        ok, kind = isinstance(value, bool), "True or False"
+    elif isinstance(default, int):
+        ok, kind = _integer(value), "an integer"
+    elif isinstance(default, float):
+        ok, kind = _real(value), "a number"
+    elif isinstance(default, str):
+        ok, kind = isinstance(value, str), "a string"
+    else:  # a setting of another kind (a list, an enum): passed on as given
+        ok, kind = True, ""
+    if not ok:
+        raise _wrong_type(solver, name, value, kind)
+
+
 @functools.lru_cache(maxsize=1)
 def _highs_options() -> dict[str, str]:
     """HiGHS option name -> 'bool' | 'int' | 'double' | 'string' (from a scratch instance)."""
@@ -167,17 +183,7 @@ def _check_scip(native: Mapping[str, Any]) -> None:
     for name, value in native.items():
         if name not in defaults:
             raise _unknown("SCIP", name, list(defaults))
-        default = defaults[name]
-        if isinstance(default, bool):
-            ok, kind = isinstance(value, bool), "True or False"
-        elif isinstance(default, int):
-            ok, kind = _integer(value), "an integer"
-        elif isinstance(default, float):
-            ok, kind = _real(value), "a number"
-        else:
-            ok, kind = isinstance(value, str), "a string"
-        if not ok:
-            raise _wrong_type("SCIP", name, value, kind)
+        _check_like("SCIP", name, value, defaults[name])
         try:
             with silenced():
                 pyscipopt.Model().setParam(name, value)
@@ -193,17 +199,7 @@ def _check_clarabel(native: Mapping[str, Any]) -> None:
     for name, value in native.items():
         if name not in known:
             raise _unknown("Clarabel", name, known)
-        default = getattr(settings, name)
-        if isinstance(default, bool):
-            ok, kind = isinstance(value, bool), "True or False"
-        elif isinstance(default, int):
-            ok, kind = _integer(value), "an integer"
-        elif isinstance(default, float):
-            ok, kind = _real(value), "a number"
-        else:
-            ok, kind = True, ""
-        if not ok:
-            raise _wrong_type("Clarabel", name, value, kind)
+        _check_like("Clarabel", name, value, getattr(settings, name))
 
 
 _NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Mapping
 
-__all__ = ["ProblemClass", "Status", "SolveReport", "Outcome", "relative_gap", "finite", "GAP_EPS"]
+__all__ = ["ProblemClass", "Status", "SolveReport", "Outcome", "relative_gap", "finite", "GAP_EPS", "time_left"]
 
 
 class ProblemClass(str, Enum):
@@ -58,6 +58,14 @@ def finite(x: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if math.isfinite(x) else None
+
+
+def time_left(limit: float | None, deadline: float | None, now: float) -> float | None:
+    """The limit a solver gets at ``now``: the earlier of its own ``limit`` (seconds) and what is
+    left to ``deadline`` (a ``time.perf_counter()`` instant); None when neither is set."""
+    if deadline is None:
+        return limit
+    return deadline - now if limit is None else min(limit, deadline - now)
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
@@ -176,3 +184,9 @@ class Outcome:
     load_seconds: float = 0.0
     solve_seconds: float | None = None
     time_limit: float | None = None  #: the limit the solver itself was given, when one was
+
+    @classmethod
+    def not_run(cls, solver: str, version: str, load_seconds: float) -> Outcome:
+        """The outcome of a solver the time limit left no time for after loading."""
+        return cls("time_limit", False, version=version, load_seconds=load_seconds, solve_seconds=0.0,
+                   time_limit=0.0, note=f"the time limit was reached while loading the model; {solver} did not run")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from optrules.solvers.output import silenced
-from optrules.solvers.report import Outcome, finite
+from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
 __all__ = ["SCIP_WORDS", "run_scip", "scip_word"]
@@ -117,12 +117,9 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
         if warm_start:
             loaded.add_start(form.start())
         ready = time.perf_counter()
-        limit = native.get("limits/time")
-        if deadline is not None:
-            limit = min(limit, deadline - ready) if limit is not None else deadline - ready
+        limit = time_left(native.get("limits/time"), deadline, ready)
         if limit is not None and limit <= 0:
-            return Outcome("time_limit", False, version=version, load_seconds=ready - began, solve_seconds=0.0,
-                           time_limit=0.0, note="the time limit was reached while loading the model; SCIP did not run")
+            return Outcome.not_run("SCIP", version, ready - began)
         if limit is not None:
             scip.setParam("limits/time", float(limit))
         scip.optimize()
