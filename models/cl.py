@@ -247,7 +247,7 @@ def pyomo_cluster_model(data: ClusterData, layout: Layout, C: float, relax: bool
     from pyomo.core.expr.numeric_expr import LinearExpression
 
     J, K, L, P, n = layout.J, layout.K, data.clusters, data.numeric.shape[1], data.n
-    m = pyo.ConcreteModel(name=name)
+    m = pyo.ConcreteModel(name=name)  # the callers build inside PauseGC (a variable per sample)
     if omegabar_bound is None:
         m.omegabar = pyo.Var(range(J), range(L))  # (12)
     else:
@@ -272,6 +272,12 @@ class PyomoCL(ClusterModel):
 
     def __init__(self, data: ClusterData, C: float, relax: bool) -> None:
         super().__init__(data, C, relax)
+        from pyomo.common.gc_manager import PauseGC
+
+        with PauseGC():
+            self._model = self._build(data, C, relax)
+
+    def _build(self, data: ClusterData, C: float, relax: bool) -> Any:
         import pyomo.environ as pyo
 
         layout, L = self.layout, data.clusters
@@ -281,7 +287,7 @@ class PyomoCL(ClusterModel):
             m.omegabar[int(layout.feature_of[k]), l] * m.z[k, l] for l in range(L)))
         m.eq8b = matrix_constraint(margin_rows(data, layout, 1),
                                    [*m.s.values(), *m.omega_numeric.values(), m.b, *m.xi.values()], lower=1.0)
-        self._model = m
+        return m
 
     @property
     def model(self) -> Any:

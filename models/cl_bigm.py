@@ -90,6 +90,12 @@ class PyomoBigM(BigMModel):
 
     def __init__(self, data: ClusterData, C: float, M: np.ndarray, relax: bool) -> None:
         super().__init__(data, C, M, relax)
+        from pyomo.common.gc_manager import PauseGC
+
+        with PauseGC():
+            self._model = self._build(data, C, M, relax)
+
+    def _build(self, data: ClusterData, C: float, M: np.ndarray, relax: bool) -> Any:
         import pyomo.environ as pyo
 
         layout, L = self.layout, data.clusters
@@ -101,7 +107,7 @@ class PyomoBigM(BigMModel):
         columns = [*m.omegatilde.values(), *m.omegabar.values(), *m.z.values()]
         for name, (A, lower, upper) in linking_rows(layout, L, M).items():  # (19)-(22)
             m.add_component(name, matrix_constraint(A, columns, lower=lower, upper=upper))
-        self._model = m
+        return m
 
     @property
     def model(self) -> Any:

@@ -196,6 +196,12 @@ class PyomoSetCover(SetCoverModel):
 
     def __init__(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
         super().__init__(data, max_rules, relax)
+        from pyomo.common.gc_manager import PauseGC
+
+        with PauseGC():  # a build makes 10^5 objects or more: no collector passes over them meanwhile
+            self._build(data, max_rules, relax)
+
+    def _build(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
         import pyomo.environ as pyo
         from pyomo.core.expr.numeric_expr import LinearExpression
 

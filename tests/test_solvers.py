@@ -922,7 +922,10 @@ def test_the_solver_gets_the_time_left_after_loading(interface) -> None:
     model = matrix_milp() if interface == "pyomo" else cvxpy_milp()
     report = solve(model, PC.MILP, "highs", {"time_limit": 30.0})
     assert report.status is Status.OPTIMAL
-    assert 0 < report.time_limit <= 30.0 - report.load_seconds + 1e-9
+    assert 0 < report.time_limit < 30.0
+    if interface == "pyomo":  # the bulk loader sets the limit after all of its load
+        assert report.time_limit <= 30.0 - report.load_seconds + 1e-9
+    # (through cvxpy the solver interface's own model building comes after: docs/solvers.md)
     assert report.options["time_limit"] == 30.0  # the options as given
 
 

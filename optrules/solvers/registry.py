@@ -218,8 +218,20 @@ def backend_for(solver: str, problem_class: ProblemClass, interface: str) -> tup
     return spec, backend
 
 
+_VERSIONS: dict[tuple[Any, ...], str] = {}
+
+
 def version_string(backend: Backend, fallback: Any = None) -> str:
-    """'<package> <version> (<interface> <version>)', e.g. 'highspy 1.16.0 (pyomo 6.10.1)'."""
+    """'<package> <version> (<interface> <version>)', e.g. 'highspy 1.16.0 (pyomo 6.10.1)'.
+
+    Cached per backend: reading a package's metadata costs about a millisecond, every solve."""
+    key = (backend.interface, backend.engine, backend.module, fallback if isinstance(fallback, (str, tuple)) else None)
+    if key not in _VERSIONS:
+        _VERSIONS[key] = _version_string(backend, fallback)
+    return _VERSIONS[key]
+
+
+def _version_string(backend: Backend, fallback: Any) -> str:
     interface = f"{backend.interface} {importlib.metadata.version(backend.interface)}"
     if backend.module is not None:
         try:

@@ -157,6 +157,13 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
 
 def compile_model(model: Any) -> StandardForm:
     """The :class:`StandardForm` of a Pyomo model (see the module docstring)."""
+    from pyomo.common.gc_manager import PauseGC
+
+    with PauseGC():  # many small lists and arrays, no cycles: no collector passes meanwhile
+        return _compile(model)
+
+
+def _compile(model: Any) -> StandardForm:
     import pyomo.environ as pyo
     from pyomo.core.base.matrix_constraint import MatrixConstraint
     from pyomo.repn import generate_standard_repn
