@@ -15,16 +15,18 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from optrules.binarize import binarize
 from optrules.candidates import mine_candidates
 from optrules.cover import CoverInstance
 from optrules.data import Schema, binarize_target, validate_features, validate_target
+from optrules.exact.column_generation import PRICINGS, RuleProblem, column_generation
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.selection import greedy_cover
 from optrules.models.set_cover import DEFAULT_MODELLER, MODELLERS
 from optrules.ruleset import Rule, Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
 
-__all__ = ["RulesetClassifier", "SetCoverClassifier", "check_exact_options", "package_version"]
+__all__ = ["ColumnGenerationClassifier", "RulesetClassifier", "SetCoverClassifier", "check_exact_options", "package_version"]
 
 
 def package_version() -> str:
@@ -224,4 +226,133 @@ class SetCoverClassifier(RulesetClassifier):
             for k, j in enumerate(selected)
         )
         return Ruleset("set", rules, target.negative, schema.features, target.classes,
+                       positive=target.positive, meta=meta)
+
+
+class ColumnGenerationClassifier(RulesetClassifier):
+    """A rule set optimal over every conjunction of at most ``max_literals`` literals, by column
+    generation (Dash, Günlük & Wei, NeurIPS 2018; ``optrules.exact.column_generation``).
+
+    Minimises ``positives no rule covers + sum over rules of (negatives it covers +
+    complexity_penalty * (1 + literals))``, optionally with ``sum (1 + literals) <= max_complexity``,
+    over all DNFs of the binarisation ``optrules.binarize`` (quantile thresholds of each numeric
+    feature, ``==`` / ``!=`` per category, explicit missing values).
+
+    Parameters
+    ----------
+    n_thresholds : int
+        Thresholds per numeric feature, at sample quantiles (9: the paper's deciles).
+    max_literals : int
+        D, the most literals a rule may have.
+    complexity_penalty : float
+        Objective cost per unit of a rule's complexity 1 + literals, in samples.
+    max_complexity : float, optional
+        C, the complexity budget of the whole rule set.
+    positive : label, optional
+        The positive class (default: the minority class).
+    solver, solver_options :
+        The master problem's solver (LP with duals, then the integer master) and its options;
+        ``time_limit`` bounds the whole fit's optimisation in wall time.
+    pricing : "search" or "ilp"
+        The exact pricing, tried when the beam search finds no improving rule: branch and bound over
+        literal sets, or the pricing ILP solved by ``pricing_solver``; both prove the same minimum.
+    pricing_solver, pricing_options :
+        The pricing ILP's solver and options (per pricing call).
+    modeller : "pyomo" or "cvxpy"
+        How the master is built (the LP duals come from HiGHS with Pyomo, from cvxpy otherwise).
+    beam_width, columns_per_iteration :
+        The heuristic pricing's beam and the most columns it adds per iteration.
+    max_iterations : int, optional
+        Column-generation iterations at most.
+    pricing_rows, pricing_literals : int, optional
+        Price on a random sample of this many distinct rows / literals per iteration (the paper's
+        approximation for large data): faster, but the bound is no longer certified.
+
+    ``ruleset_.meta`` holds the objective, ``best_bound`` (over all conjunctions, when proven),
+    ``gap``, ``certified``, ``bound_covers``, the iterations, columns, pricing calls and the
+    seconds of each stage, and the final integer master's solve report.
+    """
+
+    method = "brcg"
+
+    def __init__(self, n_thresholds: int = 9, max_literals: int = 3, complexity_penalty: float = 1.0,
+                 max_complexity: float | None = None, positive: Any = None, solver: str = "highs",
+                 solver_options: dict | None = None, pricing: str = "search", pricing_solver: str = "highs",
+                 pricing_options: dict | None = None, modeller: str = "pyomo", beam_width: int = 10,
+                 columns_per_iteration: int = 10, max_iterations: int | None = None,
+                 pricing_rows: int | None = None, pricing_literals: int | None = None,
+                 random_state: Any = None, categorical: list | None = None) -> None:
+        self.n_thresholds = n_thresholds
+        self.max_literals = max_literals
+        self.complexity_penalty = complexity_penalty
+        self.max_complexity = max_complexity
+        self.positive = positive
+        self.solver = solver
+        self.solver_options = solver_options
+        self.pricing = pricing
+        self.pricing_solver = pricing_solver
+        self.pricing_options = pricing_options
+        self.modeller = modeller
+        self.beam_width = beam_width
+        self.columns_per_iteration = columns_per_iteration
+        self.max_iterations = max_iterations
+        self.pricing_rows = pricing_rows
+        self.pricing_literals = pricing_literals
+        self.random_state = random_state
+        self.categorical = categorical
+
+    def _check_params(self) -> None:
+        def positive_int(name: str, optional: bool = False) -> None:
+            value = getattr(self, name)
+            if optional and value is None:
+                return
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1{' or None' if optional else ''}, got {value!r}")
+
+        for name in ("n_thresholds", "max_literals", "beam_width", "columns_per_iteration"):
+            positive_int(name)
+        for name in ("max_iterations", "pricing_rows", "pricing_literals"):
+            positive_int(name, optional=True)
+        penalty = self.complexity_penalty
+        if isinstance(penalty, bool) or not isinstance(penalty, (int, float, np.number)) or not penalty >= 0:
+            raise ValueError(f"complexity_penalty must be a number >= 0, got {penalty!r}")
+        budget = self.max_complexity
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float, np.number))
+                                   or not budget >= 1):
+            raise ValueError(f"max_complexity must be a number >= 1 or None, got {budget!r}")
+        check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.LP)
+        check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
+        if self.modeller == "pyomo" and self.solver != "highs":
+            raise ValueError(f"the master LP's duals are read from HiGHS when modeller='pyomo'; solver={self.solver!r} "
+                             "needs modeller='cvxpy' (whose LP duals come from the solver through cvxpy)")
+        pricing_options = self.pricing_options
+        if pricing_options is None and self.pricing_solver == self.solver:
+            pricing_options = {k: v for k, v in (self.solver_options or {}).items() if k != "time_limit"}
+        if self.pricing not in PRICINGS:
+            raise ValueError(f"pricing must be one of {list(PRICINGS)}, got {self.pricing!r}")
+        check_solver_options(self.pricing_solver, pricing_options, ProblemClass.MILP, "pyomo")
+
+    def _fit_ruleset(self, X: pd.DataFrame, schema: Schema, labels: np.ndarray,
+                     rng: np.random.Generator) -> Ruleset:
+        self._check_params()
+        target = binarize_target(labels, self.positive)
+        literals = binarize(X, schema, self.n_thresholds)
+        problem = RuleProblem.from_samples(literals.matrix, target.is_positive)
+        seed = int(rng.integers(2**31 - 1))
+        result = column_generation(
+            problem, float(self.complexity_penalty), int(self.max_literals),
+            None if self.max_complexity is None else float(self.max_complexity), self.solver, self.solver_options,
+            self.pricing, self.pricing_solver, self.pricing_options, self.modeller, int(self.beam_width),
+            int(self.columns_per_iteration), self.max_iterations, self.pricing_rows, self.pricing_literals, seed)
+        rules = []
+        for clause in result.clauses:
+            covered = literals.matrix[:, list(clause)].all(axis=1) if clause else np.ones(len(X), dtype=bool)
+            rules.append(Rule(tuple(literals.conditions[j] for j in clause), target.positive,
+                              n_positive=int(covered[target.is_positive].sum()),
+                              n_negative=int(covered[~target.is_positive].sum())))
+        meta: dict[str, Any] = {"n_literals": len(literals), "distinct_rows": problem.truth.shape[0],
+                                **result.meta()}
+        if result.report is not None:
+            meta["solve_reports"] = [result.report]
+        return Ruleset("set", tuple(rules), target.negative, schema.features, target.classes,
                        positive=target.positive, meta=meta)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from optrules.clsvm import CLSVMClassifier
-from optrules.estimators import RulesetClassifier, SetCoverClassifier
+from optrules.estimators import ColumnGenerationClassifier, RulesetClassifier, SetCoverClassifier
 from optrules.learners.decision_list import DecisionListClassifier
 from optrules.learners.libre import BottomUpClassifier, LibreClassifier
 from optrules.ruleset import Ruleset
@@ -46,6 +46,10 @@ METHODS: dict[str, Method] = {
                fixed={"selection": "ilp"},
                test_params={"candidates": {"max_len": 2, "max_candidates": 50},
                             "solver_options": {"mip_max_nodes": 1000}}),
+        Method("brcg", ColumnGenerationClassifier, True,
+               "Boolean rule set optimal over every conjunction of at most D literals, by column "
+               "generation (Dash, Günlük & Wei 2018), with a certified bound",
+               test_params={"max_literals": 2, "n_thresholds": 3, "max_iterations": 30, "random_state": 0}),
         Method("setcover-greedy", SetCoverClassifier, False,
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},

@@ -4,7 +4,8 @@ The columns, bounds, integrality, the constraint matrix (column-wise) and, for a
 into HiGHS together. The time limit HiGHS gets is what is left of the caller's deadline *after*
 loading, so loading counts against the limit; a deadline already passed means HiGHS does not run.
 At any stop HiGHS' own figures are read: the model status, whether the primal solution is feasible,
-and for a MIP the dual bound (``mip_dual_bound``, also at a time or node limit).
+and for a MIP the dual bound (``mip_dual_bound``, also at a time or node limit). An LP whose model
+asks for duals (a Pyomo ``dual`` suffix) gets HiGHS' row duals written into it.
 """
 
 from __future__ import annotations
@@ -133,8 +134,10 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
     objective = bound = None
     note = ""
     if has_solution:
-        x = np.asarray(highs.getSolution().col_value, dtype=float)
-        objective = form.objective_at(form.load(x))
+        solution = highs.getSolution()
+        objective = form.objective_at(form.load(np.asarray(solution.col_value, dtype=float)))
+        if form.dual_suffix is not None and not form.is_mip and solution.dual_valid:
+            form.load_duals(np.asarray(solution.row_dual, dtype=float))
     if form.is_mip:
         bound = finite(info.mip_dual_bound)
         if bound is None and termination != "optimal":

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from optrules.solvers.output import silenced
+from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
@@ -107,6 +108,9 @@ class _Loaded:
 def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_start: bool,
              deadline: float | None, version: str) -> Outcome:
     """Load ``form`` into SCIP, solve until ``deadline`` at the latest, load the solution back."""
+    if form.dual_suffix is not None:
+        raise SolverError("the model asks for LP duals (a 'dual' suffix), which optrules reads from HiGHS "
+                          "only; solve the LP with highs, or build it with cvxpy")
     began = time.perf_counter()
     with silenced(verbose):
         loaded = _Loaded(form)

@@ -15,6 +15,10 @@ active constraint (a few, e.g. the bilinear definitions of CL or a user's added 
 Pyomo's standard representation, linear ones into A and quadratic ones into ``quadratic_rows``. A
 fixed variable gets lower = upper = its value. An expression that is neither linear nor quadratic
 is an error.
+
+LP duals: when the model has an active import ``Suffix`` named ``dual`` (Pyomo's convention,
+``model.dual = Suffix(direction=Suffix.IMPORT)``), ``rows`` keeps the constraint object of every row of
+A so a loader can write each row's dual back into it (:meth:`StandardForm.load_duals`).
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ class StandardForm:
     q_coef: np.ndarray = field(default_factory=lambda: np.zeros(0))
     quadratic_rows: list[QuadraticRow] = field(default_factory=list)
     maximize: bool = False
+    dual_suffix: Any = None
+    rows: list[Any] = field(default_factory=list)
 
     @property
     def n_cols(self) -> int:
@@ -85,6 +91,14 @@ class StandardForm:
             if not var.fixed:
                 var.set_value(value, skip_validation=True)
         return x
+
+    def load_duals(self, row_duals: np.ndarray) -> None:
+        """Write the LP dual of every row of A into the model's ``dual`` suffix (the solver's sign
+        convention for a minimisation: >= 0 on a binding lower bound, <= 0 on a binding upper bound)."""
+        suffix = self.dual_suffix
+        suffix.clear()
+        for row, value in zip(self.rows, np.asarray(row_duals, dtype=float).tolist()):
+            suffix[row] = value
 
     def objective_at(self, x: np.ndarray) -> float:
         """The objective at the point ``x``."""
@@ -152,7 +166,8 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
         keep = sp.csr_matrix((data, indices, indptr), shape=(len(lower), max(int(indices.max(initial=-1)) + 1, 1)))
         keep = keep[active]
         data, indices, indptr, lower, upper = keep.data, keep.indices, keep.indptr, lower[active], upper[active]
-    return data, indices, indptr, lower, upper
+        rows = [row for row, on in zip(rows, active.tolist()) if on]
+    return data, indices, indptr, lower, upper, rows
 
 
 def compile_model(model: Any) -> StandardForm:
@@ -169,8 +184,9 @@ def _compile(model: Any) -> StandardForm:
     from pyomo.repn import generate_standard_repn
 
     columns = _Columns(model)
-    blocks: list[tuple[np.ndarray, ...]] = []
+    blocks: list[tuple[Any, ...]] = []
     small_rows: list[tuple[np.ndarray, np.ndarray, float, float]] = []
+    small_row_objects: list[Any] = []
     quadratic_rows: list[QuadraticRow] = []
 
     def one_row(con: Any) -> None:
@@ -187,6 +203,7 @@ def _compile(model: Any) -> StandardForm:
                                                np.array(repn.quadratic_coefs, dtype=float), lower, upper))
         else:
             small_rows.append((lin_idx, lin_coef, lower, upper))
+            small_row_objects.append(con)
 
     for component in model.component_objects(pyo.Constraint, active=True, descend_into=True):
         block = _matrix_block(component, columns) if isinstance(component, MatrixConstraint) else None
@@ -214,7 +231,7 @@ def _compile(model: Any) -> StandardForm:
         blocks.append((np.concatenate([r[1] for r in small_rows]), np.concatenate([r[0] for r in small_rows]),
                        np.cumsum([0] + [len(r[0]) for r in small_rows]),
                        np.array([r[2] for r in small_rows], dtype=float),
-                       np.array([r[3] for r in small_rows], dtype=float)))
+                       np.array([r[3] for r in small_rows], dtype=float), small_row_objects))
     A = sp.vstack([sp.csr_matrix(b[:3], shape=(len(b[3]), n)) for b in blocks], format="csr") if blocks \
         else sp.csr_matrix((0, n))
     A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
@@ -225,6 +242,9 @@ def _compile(model: Any) -> StandardForm:
     col_lower = np.array([-np.inf if v.lb is None else v.lb for v in variables], dtype=float)
     col_upper = np.array([np.inf if v.ub is None else v.ub for v in variables], dtype=float)
     integer = np.array([not v.is_continuous() for v in variables], dtype=bool)
+    suffix = model.component("dual")
+    wants_duals = isinstance(suffix, pyo.Suffix) and suffix.active and suffix.import_enabled()
+    rows = [row for b in blocks for row in b[5]] if wants_duals else []
     for j, var in enumerate(variables):
         if var.fixed:
             if var.value is None:
@@ -234,4 +254,4 @@ def _compile(model: Any) -> StandardForm:
     np.add.at(c, linear_cols, np.array(repn.linear_coefs, dtype=float))
     return StandardForm(variables, col_lower, col_upper, integer, A, row_lower, row_upper, c,
                         float(repn.constant), q_i, q_j, np.array(repn.quadratic_coefs, dtype=float),
-                        quadratic_rows, objective.sense == pyo.maximize)
+                        quadratic_rows, objective.sense == pyo.maximize, suffix if wants_duals else None, rows)

@@ -1,0 +1,119 @@
+"""Literals over a feature table: the binarisation of Dash, Günlük & Wei (NeurIPS 2018, Section 5).
+
+Every feature becomes a set of Boolean *literals*, each a :class:`~optrules.ruleset.Condition`:
+
+- a numeric feature gives, for each threshold t, ``x <= t`` and ``x > t``; the thresholds are the
+  sample quantiles of the training column at 1/(q+1), ..., q/(q+1) (``n_thresholds`` = q; the
+  paper's deciles are q = 9), duplicates removed;
+- a categorical feature gives ``x == c`` and ``x != c`` for each training category c;
+- a feature with missing values in training also gives ``x is missing`` and ``x is not missing``.
+
+A missing value satisfies only ``is missing``: every comparison (``<=``, ``>``, ``==``, ``!=``) is
+false on it, so a rule never covers a sample through a value it does not have. The paper does not
+say how it treats missing values; this is the package's choice (docs/methods/column_generation.md).
+
+Literals that are constant on the training data (true or false for every sample) are dropped, and
+of literals with identical training columns only the first is kept (``x != a`` of a two-category
+feature is ``x == b``, listed before it): neither changes what a conjunction can cover on the training data.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+import numpy as np
+import pandas as pd
+
+from optrules.data import Schema
+from optrules.ruleset import CategoricalCondition, Condition, Interval, NumericCondition
+
+__all__ = ["DEFAULT_THRESHOLDS", "Literals", "binarize"]
+
+#: The paper's thresholds: the nine sample deciles of each numeric feature.
+DEFAULT_THRESHOLDS = 9
+
+
+@dataclass(frozen=True)
+class Literals:
+    """The literals of a binarisation and their values on the training samples.
+
+    ``conditions[j]`` is literal j, ``feature_of[j]`` the index of its feature in ``schema``,
+    ``matrix`` the (samples x literals) truth table on the training data.
+    """
+
+    conditions: tuple[Condition, ...]
+    feature_of: np.ndarray
+    matrix: np.ndarray
+    schema: Schema
+
+    def __len__(self) -> int:
+        return len(self.conditions)
+
+    def evaluate(self, X: pd.DataFrame) -> np.ndarray:
+        """The (samples x literals) truth table of ``X`` (a frame with the training features)."""
+        columns = {feature: X[feature].to_numpy() for feature in self.schema.features}
+        out = np.empty((len(X), len(self.conditions)), dtype=bool)
+        for j, condition in enumerate(self.conditions):
+            out[:, j] = condition.evaluate(columns[condition.feature])
+        return out
+
+
+def _quantile_thresholds(values: np.ndarray, n_thresholds: int) -> np.ndarray:
+    present = values[~np.isnan(values)]
+    if present.size == 0:
+        return np.zeros(0)
+    levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
+    return np.unique(np.quantile(present, levels))
+
+
+def _numeric_literals(feature: str, values: np.ndarray, n_thresholds: int) -> list[Condition]:
+    out: list[Condition] = []
+    for t in _quantile_thresholds(values, n_thresholds).tolist():
+        out.append(NumericCondition(feature, [Interval(-math.inf, t, True, True)]))   # x <= t
+        out.append(NumericCondition(feature, [Interval(t, math.inf, False, True)]))   # x > t
+    if np.isnan(values).any():
+        out.append(CategoricalCondition(feature, [], missing=True))                   # x is missing
+        out.append(NumericCondition(feature, [Interval(-math.inf, math.inf, True, True)]))  # x is not missing
+    return out
+
+
+def _categorical_literals(feature: str, column: np.ndarray) -> list[Condition]:
+    missing = pd.isna(pd.Series(column, dtype=object)).to_numpy()
+    categories = sorted({value for value in column[~missing].tolist()}, key=lambda c: (type(c).__name__, str(c)))
+    out: list[Condition] = [CategoricalCondition(feature, [c]) for c in categories]                # x == c
+    out += [CategoricalCondition(feature, [c], negated=True) for c in categories]                 # x != c
+    if missing.any() and categories:
+        out.append(CategoricalCondition(feature, [], missing=True))                   # x is missing
+        out.append(CategoricalCondition(feature, categories))                         # x is not missing
+    return out
+
+
+def binarize(X: pd.DataFrame, schema: Schema, n_thresholds: int = DEFAULT_THRESHOLDS) -> Literals:
+    """The literals of the validated frame ``X`` (``optrules.data.validate_features``), see the module docstring."""
+    if not isinstance(n_thresholds, (int, np.integer)) or isinstance(n_thresholds, bool) or n_thresholds < 1:
+        raise ValueError(f"n_thresholds must be an integer >= 1, got {n_thresholds!r}")
+    conditions: list[Condition] = []
+    feature_of: list[int] = []
+    columns: list[np.ndarray] = []
+    for index, feature in enumerate(schema.features):
+        column = X[feature].to_numpy()
+        if schema.categorical[index]:
+            literals = _categorical_literals(feature, column)
+        else:
+            literals = _numeric_literals(feature, column.astype(float), int(n_thresholds))
+        for condition in literals:
+            truth = condition.evaluate(column)
+            if truth.all() or not truth.any():
+                continue
+            conditions.append(condition)
+            feature_of.append(index)
+            columns.append(truth)
+    matrix = np.column_stack(columns) if columns else np.zeros((len(X), 0), dtype=bool)
+    if matrix.shape[1]:
+        _, first = np.unique(np.packbits(matrix, axis=0).T, axis=0, return_index=True)
+        keep = np.sort(first)
+        conditions = [conditions[j] for j in keep.tolist()]
+        feature_of = [feature_of[j] for j in keep.tolist()]
+        matrix = matrix[:, keep]
+    return Literals(tuple(conditions), np.array(feature_of, dtype=np.int64), np.ascontiguousarray(matrix), schema)
+

@@ -1,0 +1,329 @@
+"""Boolean rule sets by column generation (Dash, Günlük & Wei, NeurIPS 2018, Sections 2-3).
+
+The rule set is a DNF over literals (``optrules.binarize``): each clause a conjunction of at most D
+literals, the positive class predicted when a clause holds. The integer master (1)-(4)
+(``models/rule_master.py``) selects clauses from the set of ALL such conjunctions; column generation
+solves its LP relaxation over that set without listing it:
+
+1. solve the master LP over the clauses generated so far (the restricted master), read its duals
+   mu (positive rows) and lam (the complexity budget);
+2. price: a clause k has reduced cost  rc_k = sum_{r in k} (n_r - mu_r) + (penalty + lam) c_k. A beam
+   search over literals looks for clauses of negative reduced cost first; only when it finds none is
+   the pricing solved exactly, by branch and bound over literal sets or as the pricing ILP (5)-(9)
+   (``models/rule_pricing.py``) (``optrules.exact.rule_pricing``);
+3. add the clauses found (a batch) and repeat, until the exact pricing proves min rc >= 0: then the
+   restricted LP value is the LP optimum over every conjunction of at most D literals, a lower bound
+   on every rule set of that space (*certified*);
+4. solve the integer master over the generated clauses, warm-started by a greedy selection, in what
+   is left of the time limit.
+
+Bounds at a limit. Whenever the exact pricing has a lower bound rc_lb on the least reduced cost, the
+master LP over all conjunctions is at least  z_RMP + W * min(0, rc_lb)  (Lagrangian bound; W bounds
+the clauses of an optimal LP solution: C for a complexity budget C (every clause costs at least 1),
+else the number of positive rows + 1, a basic optimum having at most that many positive w, each <= 1).
+That bound is certified too, whatever stopped the loop. Without any exact pricing (a limit hit
+before it, or pricing on sampled rows / literals, the paper's approximation for large data) there is
+no bound over all conjunctions: the result says so, and gives the restricted LP value as the bound
+over the generated clauses only.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from optrules.exact.budget import TimeBudget
+from optrules.exact.rule_pricing import RC_TOLERANCE, PricingResult, beam_pricing, search_pricing
+from optrules.models import rule_pricing as pricing_model
+from optrules.models.rule_master import RuleMaster
+from optrules.solvers import SolveReport, Status, relative_gap, solve
+from optrules.solvers.options import check_unified
+
+__all__ = ["PRICINGS", "RuleProblem", "ColumnGenerationResult", "column_generation", "rule_objective"]
+
+#: The exact pricings: branch and bound over literal sets, or the pricing ILP (5)-(9) with a MILP solver.
+PRICINGS = ("search", "ilp")
+
+@dataclass(frozen=True)
+class RuleProblem:
+    """The training data over distinct rows: the literal truth table of each distinct row and how
+    many positives and negatives (or their sample weights) share it."""
+
+    truth: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+
+    @classmethod
+    def from_samples(cls, matrix: np.ndarray, is_positive: np.ndarray,
+                     sample_weight: np.ndarray | None = None) -> RuleProblem:
+        """Merge identical rows of the (samples x literals) ``matrix``: no clause can tell them apart."""
+        matrix = np.asarray(matrix, dtype=bool)
+        weight = np.ones(matrix.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        is_positive = np.asarray(is_positive, dtype=bool)
+        if matrix.shape[1] == 0:
+            inverse = np.zeros(matrix.shape[0], dtype=np.int64)
+            unique = np.zeros((1 if matrix.shape[0] else 0, 0), dtype=bool)
+        else:
+            packed = np.packbits(matrix, axis=1)
+            _, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+            inverse = np.asarray(inverse).ravel()
+            unique = matrix[first]
+        n = unique.shape[0]
+        pos = np.bincount(inverse, weights=weight * is_positive, minlength=n)
+        neg = np.bincount(inverse, weights=weight * ~is_positive, minlength=n)
+        return cls(np.ascontiguousarray(unique), pos, neg)
+
+    def coverage(self, clauses: list[tuple[int, ...]]) -> np.ndarray:
+        """(rows x clauses) coverage: a clause covers a row when every one of its literals holds."""
+        out = np.ones((self.truth.shape[0], len(clauses)), dtype=bool)
+        for k, clause in enumerate(clauses):
+            if clause:
+                out[:, k] = self.truth[:, list(clause)].all(axis=1)
+        return out
+
+
+def rule_objective(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float) -> float:
+    """(1) of a rule set: positives no clause covers, plus each clause's covered negatives and penalty * c_k."""
+    if not clauses:
+        return float(problem.pos.sum())
+    cover = problem.coverage(clauses)
+    uncovered = float(problem.pos[~cover.any(axis=1)].sum())
+    return uncovered + float(problem.neg @ cover.sum(axis=1)) + penalty * sum(1 + len(c) for c in clauses)
+
+
+@dataclass
+class ColumnGenerationResult:
+    """What a column-generation fit found and how sure it is (module docstring).
+
+    ``clauses``: the selected clauses (tuples of literal indices); ``objective``: their value of (1);
+    ``lp_value``: the last restricted master LP's value (a lower bound for rule sets of the generated
+    clauses only); ``best_bound``: the best lower bound over
+    every conjunction of at most D literals (None when none was proven); ``certified``: the exact
+    pricing proved that no column improves the LP (then ``best_bound`` is the LP optimum over all
+    conjunctions); ``bound_covers`` says in words what ``best_bound`` holds for.
+    """
+
+    clauses: list[tuple[int, ...]]
+    objective: float
+    lp_value: float | None
+    best_bound: float | None
+    certified: bool
+    bound_covers: str
+    report: SolveReport | None
+    stop_reason: str
+    gap: float | None = None
+    fallback: str | None = None
+    fallback_reason: str = ""
+    start_objective: float | None = None
+    iterations: int = 0
+    n_columns: int = 0
+    heuristic_pricing_calls: int = 0
+    exact_pricing_calls: int = 0
+    pricing_statuses: list[str] = field(default_factory=list)
+    budget: dict[str, Any] = field(default_factory=dict)
+
+    def meta(self) -> dict[str, Any]:
+        report = self.report
+        return {"objective": self.objective, "status": report.status.value if report else "not_run",
+                "termination": report.termination if report else "", "best_bound": self.best_bound,
+                "gap": self.gap, "certified": self.certified, "bound_covers": self.bound_covers,
+                "lp_value": self.lp_value, "exact_pricing_statuses": list(self.pricing_statuses),
+                "stop_reason": self.stop_reason, "fallback": self.fallback, "fallback_reason": self.fallback_reason,
+                "start_objective": self.start_objective, "cg_iterations": self.iterations,
+                "n_columns": self.n_columns, "heuristic_pricing_calls": self.heuristic_pricing_calls,
+                "exact_pricing_calls": self.exact_pricing_calls, **self.budget}
+
+
+def _greedy_start(master: RuleMaster) -> np.ndarray:
+    """A feasible integer start: repeatedly the clause that lowers (1) the most, within the budget."""
+    cover = master.cover.tocsc().astype(bool)
+    weight = master.pos_weight.copy()
+    chosen: list[int] = []
+    spent = 0.0
+    available = np.ones(master.n_columns, dtype=bool)
+    while available.any():
+        gain = cover.T.astype(float) @ weight - master.cost
+        if master.max_complexity is not None:
+            available &= spent + master.complexity <= master.max_complexity + 1e-9
+        gain[~available] = -np.inf
+        best = int(np.argmax(gain))
+        if gain[best] <= 1e-12:
+            break
+        chosen.append(best)
+        available[best] = False
+        spent += master.complexity[best]
+        weight[cover[:, best].toarray().ravel()] = 0.0
+    return np.array(chosen, dtype=int)
+
+
+def _sample(rng: np.random.Generator, n: int, size: int | None) -> np.ndarray:
+    if size is None or size >= n:
+        return np.arange(n)
+    return np.sort(rng.choice(n, size=size, replace=False))
+
+
+def _exact_pricing(pricing: str, truth: np.ndarray, gain: np.ndarray, kappa: float, max_literals: int, limit: int,
+                   solver: str, options: dict[str, Any], deadline: float | None) -> tuple[PricingResult, str]:
+    """The exact pricing by branch and bound or by the ILP; returns the result and a status word."""
+    if pricing == "search":
+        result = search_pricing(truth, gain, kappa, max_literals, limit, deadline)
+        return result, "optimal" if result.complete else "time_limit"
+    keep = np.flatnonzero(np.abs(gain) > 1e-12)  # rows of zero net cost play no part in (5)-(9)
+    model = pricing_model.build(truth[keep], gain[keep], kappa, max_literals)
+    report = solve(model.model, pricing_model.problem_class(), solver, options, deadline=deadline)
+    clauses = []
+    if report.has_solution and report.objective < -RC_TOLERANCE:
+        clauses = [(tuple(model.chosen().tolist()), float(report.objective))]
+    complete = report.status is Status.OPTIMAL
+    return PricingResult(clauses, report.best_bound, complete), report.status.value
+
+
+def column_generation(problem: RuleProblem, complexity_penalty: float, max_literals: int,
+                      max_complexity: float | None = None, master_solver: str = "highs",
+                      solver_options: dict | None = None, pricing: str = "search", pricing_solver: str = "highs",
+                      pricing_options: dict | None = None, modeller: str = "pyomo", beam_width: int = 10,
+                      columns_per_iteration: int = 10, max_iterations: int | None = None,
+                      pricing_rows: int | None = None, pricing_literals: int | None = None,
+                      random_state: int | None = 0) -> ColumnGenerationResult:
+    """Column generation over every conjunction of at most ``max_literals`` literals (module docstring).
+
+    ``solver_options["time_limit"]`` bounds the whole of it in wall time; its other options go to the
+    master's solves. ``pricing``: the exact pricing, ``"search"`` (branch and bound) or ``"ilp"``
+    ((5)-(9) solved by ``pricing_solver`` with ``pricing_options``, whose own ``time_limit`` caps
+    one call; by default the master's options without the time limit when both use one solver).
+    ``pricing_rows`` / ``pricing_literals``: price on a fresh random sample of that many rows /
+    literals each iteration (the paper's approximation for large data); the bound is then not
+    certified.
+    """
+    if pricing not in PRICINGS:
+        raise ValueError(f"pricing must be one of {list(PRICINGS)}, got {pricing!r}")
+    options = check_unified(solver_options)
+    budget = TimeBudget(options.pop("time_limit", None))
+    if pricing_options is None:
+        pricing_options = dict(options) if pricing_solver == master_solver else {}
+    pricing_options = check_unified(pricing_options)
+    rng = np.random.default_rng(random_state)
+    sampled = pricing_rows is not None or pricing_literals is not None
+    positive_rows = np.flatnonzero(problem.pos > 0)
+    n_rows, n_literals = problem.truth.shape
+    master = RuleMaster(problem.pos[positive_rows], max_complexity, modeller)
+    clauses: list[tuple[int, ...]] = []
+    known: set[tuple[int, ...]] = set()
+    # W bounds the sum of w in some optimal solution of the LP over all clauses (module docstring)
+    W = float(positive_rows.size + 1) if max_complexity is None else min(float(positive_rows.size + 1),
+                                                                         float(max_complexity))
+
+    def add(new: list[tuple[int, ...]]) -> int:
+        new = [c for c in dict.fromkeys(new) if c not in known]
+        if new:
+            cover = problem.coverage(new)
+            complexity = np.array([1.0 + len(c) for c in new])
+            master.add_columns(sp.csc_matrix(cover[positive_rows]),
+                               problem.neg @ cover + complexity_penalty * complexity, complexity)
+            clauses.extend(new)
+            known.update(new)
+        return len(new)
+
+    lp_value: float | None = None
+    best_bound: float | None = None
+    certified = False
+    stop_reason = "iteration limit"
+    iterations = heuristic_calls = exact_calls = 0
+    statuses: list[str] = []
+    while max_iterations is None or iterations < max_iterations:
+        if budget.expired:
+            stop_reason = "time limit"
+            break
+        iterations += 1
+        with budget.stage("master"):
+            report = solve(master.model, master.problem_class, master_solver, options, deadline=budget.deadline)
+        if report.status is not Status.OPTIMAL:
+            stop_reason = f"master LP {report.status.value} ({report.termination})"
+            break
+        lp_value = report.objective
+        mu_pos, lam = master.duals()
+        gain = problem.neg.copy()
+        gain[positive_rows] -= mu_pos
+        kappa = complexity_penalty + lam
+        rows = _sample(rng, n_rows, pricing_rows)
+        literals = _sample(rng, n_literals, pricing_literals)
+        truth = problem.truth[np.ix_(rows, literals)] if sampled else problem.truth
+        g = gain[rows]
+
+        def in_full(clause: tuple[int, ...]) -> tuple[int, ...]:
+            return tuple(sorted(literals[list(clause)].tolist()))
+
+        with budget.stage("pricing"):
+            heuristic_calls += 1
+            found = beam_pricing(truth, g, kappa, max_literals, beam_width, columns_per_iteration)
+        if add([in_full(c) for c, _ in found.clauses]):
+            continue
+        if budget.expired:
+            stop_reason = "time limit"
+            break
+        with budget.stage("pricing"):
+            exact_calls += 1
+            exact, status = _exact_pricing(pricing, truth, g, kappa, max_literals, columns_per_iteration,
+                                           pricing_solver, pricing_options, budget.deadline)
+        statuses.append(status)
+        if not sampled and exact.lower_bound is not None:
+            bound = lp_value + W * min(0.0, exact.lower_bound)
+            best_bound = bound if best_bound is None else max(best_bound, bound)
+        if add([in_full(c) for c, _ in exact.clauses]):
+            continue
+        if exact.complete and not sampled:
+            certified = True
+            best_bound = lp_value if best_bound is None else max(best_bound, lp_value)
+            stop_reason = "pricing proved no improving column"
+        elif sampled:
+            stop_reason = "no improving column on the sample"
+        else:
+            stop_reason = f"exact pricing stopped ({status})"
+        break
+    return _integer_master(problem, master, clauses, complexity_penalty, max_literals, master_solver, options,
+                           budget, lp_value, best_bound, certified, stop_reason,
+                           (iterations, heuristic_calls, exact_calls, statuses))
+
+
+def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tuple[int, ...]], penalty: float,
+                    max_literals: int, solver: str, options: dict[str, Any], budget: TimeBudget,
+                    lp_value: float | None, best_bound: float | None, certified: bool, stop_reason: str, counts: tuple[int, int, int, list[str]]) -> ColumnGenerationResult:
+    """Step 4: the integer master over the generated clauses, warm-started by the greedy selection."""
+    master.set_integrality(True)
+    start = _greedy_start(master)
+    start_objective = rule_objective(problem, [clauses[k] for k in start.tolist()], penalty)
+    final: SolveReport | None = None
+    chosen, fallback, reason = start, None, ""
+    if master.n_columns and budget.expired:
+        fallback, reason = "start", "the time limit was reached before the integer master; the greedy selection is returned"
+    elif master.n_columns:
+        master.set_start(start)
+        with budget.stage("integer_master"):
+            final = solve(master.model, master.problem_class, solver, options, warm_start=True,
+                          deadline=budget.deadline)
+        if final.has_solution and final.objective <= start_objective + 1e-9 * max(1.0, abs(start_objective)):
+            chosen = np.flatnonzero(master.values() > 0.5)
+        else:
+            fallback = "start"
+            reason = (f"{solver} returned no better solution ({final.status.value}: {final.termination}); "
+                      "the greedy selection over the generated clauses is returned")
+    selected = [clauses[k] for k in chosen.tolist()]
+    objective = rule_objective(problem, selected, penalty)
+    gap = relative_gap(objective, best_bound)
+    if gap is not None and gap <= 1e-6:
+        gap = 0.0
+    if best_bound is None:
+        covers = "only the generated clauses: no exact pricing over all rows and literals ran"
+    elif certified:
+        covers = f"every rule set of conjunctions of at most {max_literals} literals (pricing proved the LP optimal)"
+    else:
+        covers = (f"every rule set of conjunctions of at most {max_literals} literals (Lagrangian bound of "
+                  "the last exact pricing; the LP over all of them was not solved to optimality)")
+    iterations, heuristic_calls, exact_calls, statuses = counts
+    return ColumnGenerationResult(
+        selected, objective, lp_value, best_bound, certified, covers, final, stop_reason, gap, fallback, reason, start_objective, iterations, len(clauses), heuristic_calls, exact_calls, statuses,
+        budget.meta())

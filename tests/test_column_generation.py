@@ -1,0 +1,323 @@
+"""Boolean rules via column generation: binarisation, master and pricing models, the loop's bound
+against enumeration and brute force, the heuristics' objectives against the bound, honest stops."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pyomo.environ as pyo
+import pytest
+import scipy.sparse as sp
+
+import optrules
+from optrules.binarize import binarize
+from optrules.data import validate_features
+from optrules.exact.column_generation import RuleProblem, column_generation, rule_objective
+from optrules.exact.rule_pricing import beam_pricing, search_pricing
+from optrules.models import rule_pricing
+from optrules.models.matrix import matrix_constraint
+from optrules.models.rule_master import RuleMaster
+from optrules.registry import make_estimator
+from optrules.solvers import SolverError, Status, solve
+
+
+def random_problem(seed: int, n_samples: int = 60, n_features: int = 4) -> tuple[pd.DataFrame, np.ndarray, RuleProblem]:
+    """Binary features ('0'/'1' categories: two literals each, x == 0 and x == 1) and a noisy DNF label."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, size=(n_samples, n_features))
+    if n_features >= 4:
+        label = (bits[:, 0] & bits[:, 1]) | (bits[:, 2] & (1 - bits[:, 3]))
+    else:
+        label = bits[:, 0] ^ bits[:, 1]  # two clauses of two literals
+    label = np.where(rng.random(n_samples) < 0.15, 1 - label, label).astype(bool)
+    X = pd.DataFrame({f"f{j}": pd.Categorical(bits[:, j].astype(str)) for j in range(n_features)})
+    frame, schema = validate_features(X)
+    literals = binarize(frame, schema)
+    return X, label, RuleProblem.from_samples(literals.matrix, label)
+
+
+def all_clauses(n_literals: int, max_literals: int) -> list[tuple[int, ...]]:
+    return [c for d in range(max_literals + 1) for c in itertools.combinations(range(n_literals), d)]
+
+
+def full_lp_value(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
+                  max_complexity: float | None) -> float:
+    """The master LP over every clause listed (the space enumerated)."""
+    positive = np.flatnonzero(problem.pos > 0)
+    cover = problem.coverage(clauses)
+    complexity = np.array([1.0 + len(c) for c in clauses])
+    master = RuleMaster(problem.pos[positive], max_complexity)
+    master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + penalty * complexity, complexity)
+    report = solve(master.model, master.problem_class, "highs")
+    assert report.status is Status.OPTIMAL
+    return report.objective
+
+
+def brute_force_optimum(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
+                        max_complexity: float | None) -> float:
+    """min of (1) over every subset of clauses. Only the cheapest clause of each distinct coverage can
+    be in an optimal set, and only clauses covering a positive row, so the subsets of those suffice."""
+    cover = problem.coverage(clauses)
+    cheapest: dict[bytes, tuple[int, ...]] = {}
+    for k, clause in enumerate(clauses):
+        key = cover[:, k].tobytes()
+        if (problem.pos[cover[:, k]] > 0).any() and (key not in cheapest or len(clause) < len(cheapest[key])):
+            cheapest[key] = clause
+    distinct = list(cheapest.values())
+    assert len(distinct) <= 14, "instance too large to brute-force"
+    best = rule_objective(problem, [], penalty)
+    for size in range(1, len(distinct) + 1):
+        for subset in itertools.combinations(distinct, size):
+            if max_complexity is None or sum(1 + len(c) for c in subset) <= max_complexity:
+                best = min(best, rule_objective(problem, list(subset), penalty))
+    return best
+
+
+def enumerated_optimum(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
+                       max_complexity: float | None) -> float:
+    """The integer master (1)-(4) over every clause listed, solved to optimality."""
+    positive = np.flatnonzero(problem.pos > 0)
+    cover = problem.coverage(clauses)
+    complexity = np.array([1.0 + len(c) for c in clauses])
+    master = RuleMaster(problem.pos[positive], max_complexity)
+    master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + penalty * complexity, complexity)
+    master.set_integrality(True)
+    report = solve(master.model, master.problem_class, "highs")
+    assert report.status is Status.OPTIMAL
+    chosen = [clauses[k] for k in np.flatnonzero(master.values() > 0.5)]
+    assert rule_objective(problem, chosen, penalty) == pytest.approx(report.objective)
+    return report.objective
+
+
+# --------------------------------------------------------------------------- binarisation
+def test_binarisation_quantile_thresholds_both_directions_and_explicit_missing():
+    values = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10, np.nan])
+    X = pd.DataFrame({"age": values, "colour": pd.Categorical(["r", "g", "b", None, "r", "g", "b", "r", "g", "b", "r"])})
+    frame, schema = validate_features(X)
+    literals = binarize(frame, schema, n_thresholds=3)
+    text = [str(c) for c in literals.conditions]
+    # quartiles of 1..10: 3.25, 5.5, 7.75, in both directions
+    for t in ("3.25", "5.5", "7.75"):
+        assert f"age in [min, {t}]" in text and f"age in ({t}, max]" in text
+    assert "age is missing" in text and "age in [min, max]" in text
+    assert {"colour in {r}", "colour not in {r}", "colour is missing", "colour in {b, g, r}"} <= set(text)
+    # a missing value satisfies only "is missing"
+    truth = literals.matrix
+    missing_age = np.flatnonzero(np.isnan(values))[0]
+    satisfied = {text[j] for j in np.flatnonzero(truth[missing_age]) if literals.conditions[j].feature == "age"}
+    assert satisfied == {"age is missing"}
+    missing_colour = 3
+    satisfied = {text[j] for j in np.flatnonzero(truth[missing_colour]) if literals.conditions[j].feature == "colour"}
+    assert satisfied == {"colour is missing"}
+    # evaluate() on the training frame reproduces the truth table
+    assert (literals.evaluate(frame) == truth).all()
+
+
+def test_binarisation_drops_constant_and_duplicate_literals():
+    X = pd.DataFrame({"two": pd.Categorical(["a", "b", "a", "b"]), "one": pd.Categorical(["c"] * 4)})
+    frame, schema = validate_features(X)
+    literals = binarize(frame, schema)
+    assert [str(c) for c in literals.conditions] == ["two in {a}", "two in {b}"]  # != a is == b; 'one' is constant
+    with pytest.raises(ValueError, match="n_thresholds"):
+        binarize(frame, schema, n_thresholds=0)
+
+
+# --------------------------------------------------------------------------- models
+def test_highs_writes_lp_duals_into_a_dual_suffix_and_scip_refuses():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), bounds=(0, None))
+    m.rows = matrix_constraint(np.array([[1.0, 1.0], [1.0, 0.0]]), [m.x[0], m.x[1]], lower=np.array([2.0, 0.5]))
+    m.cap = pyo.Constraint(expr=m.x[1] <= 1.0)
+    m.obj = pyo.Objective(expr=3 * m.x[0] + 1 * m.x[1])
+    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    report = solve(m, "LP", "highs")
+    # optimum x = (1, 1): both cover rows bind, the cap binds; duals 3, 0 and 3 - 1 = 2 on the cap (<=: -2)
+    assert report.objective == pytest.approx(4.0)
+    assert m.dual[m.rows[0]] == pytest.approx(3.0)
+    assert m.dual[m.rows[1]] == pytest.approx(0.0, abs=1e-9)
+    assert m.dual[m.cap] == pytest.approx(-2.0)
+    with pytest.raises(SolverError, match="duals"):
+        solve(m, "LP", "scip")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_master_lp_and_duals_agree_between_pyomo_and_cvxpy(seed):
+    _, _, problem = random_problem(seed)
+    clauses = all_clauses(problem.truth.shape[1], 1)
+    positive = np.flatnonzero(problem.pos > 0)
+    cover = problem.coverage(clauses)
+    complexity = np.array([1.0 + len(c) for c in clauses])
+    values = []
+    for modeller in ("pyomo", "cvxpy"):
+        master = RuleMaster(problem.pos[positive], max_complexity=6.0, modeller=modeller)
+        master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + 0.5 * complexity, complexity)
+        solver = "highs" if modeller == "pyomo" else "clarabel"
+        report = solve(master.model, master.problem_class, solver)
+        mu, lam = master.duals()
+        # dual objective = primal objective (strong duality): sum mu - C lam
+        assert mu.sum() - 6.0 * lam == pytest.approx(report.objective, abs=1e-5)
+        values.append(report.objective)
+    assert values[0] == pytest.approx(values[1], abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_search_pricing_and_the_pricing_ilp_prove_the_same_minimum(seed):
+    rng = np.random.default_rng(seed)
+    truth = rng.random((40, 8)) < 0.5
+    gain = rng.choice([1.0, -1.0, -2.5, 0.5], size=40)
+    kappa = float(rng.choice([0.1, 0.5, 1.0]))
+    enumerated = min(float(gain[truth[:, list(c)].all(axis=1)].sum()) + kappa * (1 + len(c))
+                     for c in all_clauses(8, 2))
+    searched = search_pricing(truth, gain, kappa, 2, limit=5)
+    assert searched.complete and searched.lower_bound == pytest.approx(enumerated)
+    if enumerated < -1e-6:
+        assert searched.clauses[0][1] == pytest.approx(enumerated)
+    keep = np.flatnonzero(gain != 0)
+    model = rule_pricing.build(truth[keep], gain[keep], kappa, 2)
+    report = solve(model.model, rule_pricing.problem_class(), "highs")
+    assert report.status is Status.OPTIMAL
+    assert report.objective == pytest.approx(enumerated)
+    chosen = model.chosen()
+    assert float(gain[truth[:, chosen].all(axis=1)].sum()) + kappa * (1 + len(chosen)) == pytest.approx(enumerated)
+    # the beam search is a heuristic: never better than the minimum, each clause's cost exact
+    for clause, rc in beam_pricing(truth, gain, kappa, 2, width=3, limit=5).clauses:
+        assert rc >= enumerated - 1e-9
+        assert rc == pytest.approx(float(gain[truth[:, list(clause)].all(axis=1)].sum()) + kappa * (1 + len(clause)))
+
+
+# --------------------------------------------------------------------------- the loop against enumeration
+@pytest.mark.parametrize("seed,max_complexity,pricing", [(0, None, "search"), (1, 8.0, "search"),
+                                                         (2, None, "ilp"), (3, 6.0, "ilp"), (4, 9.0, "search")])
+def test_certified_bound_is_the_lp_over_all_conjunctions_and_brackets_the_brute_force_optimum(
+        seed, max_complexity, pricing):
+    _, _, problem = random_problem(seed)
+    penalty = 0.5
+    result = column_generation(problem, penalty, 2, max_complexity, pricing=pricing)
+    assert result.certified and result.stop_reason == "pricing proved no improving column"
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    lp = full_lp_value(problem, clauses, penalty, max_complexity)
+    assert result.best_bound == pytest.approx(lp, abs=1e-6)
+    assert result.lp_value == pytest.approx(lp, abs=1e-6)
+    optimum = enumerated_optimum(problem, clauses, penalty, max_complexity)
+    assert result.best_bound <= optimum + 1e-6
+    assert result.objective >= optimum - 1e-9
+    assert result.objective == pytest.approx(rule_objective(problem, result.clauses, penalty))
+    if max_complexity is not None:
+        assert sum(1 + len(c) for c in result.clauses) <= max_complexity
+    if result.gap == 0.0:
+        assert result.objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("seed,max_complexity", [(0, None), (1, 7.0), (2, None), (3, 5.0)])
+def test_on_tiny_instances_the_enumerated_optimum_is_the_brute_force_one(seed, max_complexity):
+    _, _, problem = random_problem(seed, n_samples=30, n_features=2)
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    optimum = brute_force_optimum(problem, clauses, 0.5, max_complexity)
+    assert enumerated_optimum(problem, clauses, 0.5, max_complexity) == pytest.approx(optimum)
+    result = column_generation(problem, 0.5, 2, max_complexity)
+    assert result.certified and result.best_bound <= optimum + 1e-6 <= result.objective + 2e-6
+    if result.gap == 0.0:
+        assert result.objective == pytest.approx(optimum)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bound_is_below_every_heuristic_rule_set_on_the_same_binarisation(seed):
+    """setcover, setcover-greedy and libre learn rules over the same binary features (each of their
+    atoms is a literal x == v), so (1) of their rule sets is bounded by the certified bound."""
+    X, label, problem = random_problem(seed, n_samples=80, n_features=4)
+    y = np.where(label, "yes", "no")
+    penalty = 0.5
+    brcg = make_estimator("brcg", max_literals=4, complexity_penalty=penalty, positive="yes").fit(X, y).ruleset_
+    assert brcg.meta["certified"]
+    bound = brcg.meta["best_bound"]
+    frame, schema = validate_features(X)
+    literals = binarize(frame, schema)
+    for name, params in (("setcover", {"candidates": {"max_len": 4, "min_support": 0.0}}),
+                         ("setcover-greedy", {"candidates": {"max_len": 4, "min_support": 0.0}}),
+                         ("libre", {"n_estimators": 3, "random_state": 0})):
+        ruleset = make_estimator(name, positive="yes", **params).fit(X, y).ruleset_
+        clauses = []
+        for rule in ruleset.rules:
+            # each atom is one literal: find it by its truth column on the training data
+            clause = []
+            for condition in rule.conditions:
+                column = condition.evaluate(frame[condition.feature].to_numpy())
+                matches = np.flatnonzero((literals.matrix == column[:, None]).all(axis=0))
+                assert matches.size == 1, f"{name}'s condition {condition} is not a literal"
+                clause.append(int(matches[0]))
+            clauses.append(tuple(sorted(clause)))
+        assert rule_objective(problem, clauses, penalty) >= bound - 1e-6, name
+    assert brcg.meta["objective"] >= bound - 1e-9
+
+
+def test_tic_tac_toe_eight_win_lines_with_a_certified_gap_of_zero():
+    X, y = optrules.load("tic_tac_toe")
+    ruleset = make_estimator("brcg", positive="positive", complexity_penalty=0.5).fit(X, y).ruleset_
+    assert len(ruleset.rules) == 8 and all(rule.n_atoms == 3 for rule in ruleset.rules)
+    assert ruleset.meta["certified"] and ruleset.meta["gap"] == 0.0
+    assert ruleset.meta["objective"] == pytest.approx(8 * 4 * 0.5)  # no error: only the rules' complexity
+    lines = {frozenset(c.feature for c in rule.conditions) for rule in ruleset.rules}
+    rows, cols = ("top", "middle", "bottom"), ("left", "middle", "right")
+    squares = [[f"{r}-{c}-square" for c in cols] for r in rows]
+    wins = [frozenset(row) for row in squares] + [frozenset(squares[i][j] for i in range(3)) for j in range(3)]
+    wins += [frozenset(squares[i][i] for i in range(3)), frozenset(squares[i][2 - i] for i in range(3))]
+    assert lines == set(wins)
+    assert (ruleset.predict(X) == y).all()
+
+
+# --------------------------------------------------------------------------- honest stops
+def test_an_iteration_limit_reports_an_uncertified_bound():
+    _, _, problem = random_problem(0, n_samples=120, n_features=6)
+    result = column_generation(problem, 0.5, 3, max_iterations=1)
+    assert not result.certified
+    assert result.stop_reason == "iteration limit"
+    if result.best_bound is None:
+        assert "only the generated clauses" in result.bound_covers and result.gap is None
+    else:
+        assert "Lagrangian" in result.bound_covers and result.best_bound <= result.objective + 1e-9
+
+
+def test_sampled_pricing_is_never_certified():
+    _, _, problem = random_problem(1, n_samples=120, n_features=6)
+    result = column_generation(problem, 0.5, 2, pricing_rows=20, pricing_literals=6, random_state=0)
+    assert not result.certified and result.best_bound is None and result.gap is None
+    assert result.stop_reason in ("no improving column on the sample", "iteration limit")
+
+
+def test_a_spent_time_limit_returns_without_a_bound_or_certificate():
+    _, _, problem = random_problem(2)
+    result = column_generation(problem, 0.5, 2, solver_options={"time_limit": 1e-9})
+    assert result.stop_reason == "time limit" and not result.certified and result.best_bound is None
+    assert result.objective == pytest.approx(problem.pos.sum())  # no rule: every positive uncovered
+
+
+def test_a_lagrangian_bound_from_a_stopped_search_is_valid():
+    """The search stopped after a few nodes still gives a lower bound on the least reduced cost."""
+    rng = np.random.default_rng(0)
+    truth = rng.random((60, 10)) < 0.5
+    gain = rng.choice([1.0, -1.0, -2.0], size=60)
+    exact = min(float(gain[truth[:, list(c)].all(axis=1)].sum()) + 0.2 * (1 + len(c)) for c in all_clauses(10, 3))
+    stopped = search_pricing(truth, gain, 0.2, 3, limit=3, deadline=0.0)  # a deadline already passed
+    assert not stopped.complete and stopped.lower_bound <= exact + 1e-9
+
+
+def test_estimator_rejects_bad_parameters_before_any_work():
+    X, y = optrules.load("haberman")
+    for params, message in (({"pricing": "guess"}, "pricing"), ({"n_thresholds": 0}, "n_thresholds"),
+                            ({"max_literals": 1.5}, "max_literals"), ({"complexity_penalty": -1}, "complexity_penalty"),
+                            ({"max_complexity": 0}, "max_complexity"), ({"solver": "scip"}, "modeller='cvxpy'")):
+        with pytest.raises(ValueError, match=message):
+            make_estimator("brcg", **params).fit(X, y)
+
+
+def test_cvxpy_master_gives_the_pyomo_result():
+    X, label, _ = random_problem(5, n_samples=80)
+    y = np.where(label, "yes", "no")
+    results = [make_estimator("brcg", max_literals=2, positive="yes", modeller=modeller, solver=solver).fit(X, y).ruleset_
+               for modeller, solver in (("pyomo", "highs"), ("cvxpy", "highs"))]
+    assert all(r.meta["certified"] for r in results)
+    assert results[0].meta["best_bound"] == pytest.approx(results[1].meta["best_bound"], abs=1e-5)
+    assert results[0].meta["objective"] == pytest.approx(results[1].meta["objective"], abs=1e-6)
