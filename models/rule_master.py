@@ -23,6 +23,9 @@ lam >= 0 of (3) price a clause k: reduced cost  a_k + lam c_k - sum_{r covered b
 each model is built from the arrays as whole blocks: ``modeller="pyomo"`` a Pyomo model of
 ``MatrixConstraint`` blocks with a ``dual`` suffix (HiGHS writes the duals into it),
 ``modeller="cvxpy"`` a ``cvxpy.Problem`` with sparse ``A @ w`` constraints (cvxpy's own duals).
+The LP re-solves of column generation with HiGHS (:meth:`RuleMaster.solve_lp`) keep the same
+arrays in one persistent HiGHS LP instead (``optrules.solvers.highs_lp``), new columns appended and
+each solve starting from the last basis; the Pyomo model is then built only for the integer master.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from optrules.models.matrix import matrix_constraint
-from optrules.solvers import ProblemClass
+from optrules.solvers import ProblemClass, SolveReport, solve
+from optrules.solvers.highs_lp import HighsLP
 
 __all__ = ["MODELLERS", "RuleMaster"]
 
@@ -59,6 +63,8 @@ class RuleMaster:
         self.integer = False
         self._model: Any = None
         self._start: np.ndarray | None = None
+        self._session: HighsLP | None = None
+        self._from_session = False
 
     @property
     def n_columns(self) -> int:
@@ -103,6 +109,28 @@ class RuleMaster:
         w[self._start] = 1.0
         xi = np.clip(1.0 - self.cover @ w, 0.0, 1.0)
         return w, xi
+
+    def solve_lp(self, solver: str, options: dict[str, Any], deadline: float | None) -> SolveReport:
+        """Solve the LP relaxation over the columns so far (persistently for Pyomo + HiGHS)."""
+        self.set_integrality(False)
+        self._from_session = self.modeller == "pyomo" and solver == "highs"
+        if not self._from_session:
+            return solve(self.model, self.problem_class, solver, options, deadline=deadline)
+        R, budget = self.pos_weight.size, self.max_complexity is not None
+        if self._session is None:
+            lower = np.concatenate([np.ones(R), [-np.inf] if budget else []])
+            upper = np.concatenate([np.full(R, np.inf), [float(self.max_complexity)] if budget else []])
+            self._session = HighsLP(lower, upper, options)
+            self._session.add_columns(self.pos_weight, np.zeros(R), np.full(R, np.inf),
+                                      sp.vstack([sp.identity(R), sp.csr_matrix((int(budget), R))], format="csc"))
+        new = slice(self._session.n_cols - R, self.n_columns)
+        if new.start < new.stop:
+            block = self.cover[:, new]
+            if budget:
+                block = sp.vstack([block, sp.csr_matrix(self.complexity[new][None, :])], format="csc")
+            count = new.stop - new.start
+            self._session.add_columns(self.cost[new], np.zeros(count), np.full(count, np.inf), block)
+        return self._session.solve(deadline)
 
     # -- Pyomo ------------------------------------------------------------------------------------
     def _build_pyomo(self) -> Any:
@@ -154,6 +182,8 @@ class RuleMaster:
 
     def values(self) -> np.ndarray:
         """The current w (0 where unset)."""
+        if self._from_session and not self.integer:
+            return self._session.values()[self.pos_weight.size:]
         if self.modeller == "pyomo":
             return np.array([0.0 if v.value is None else v.value for v in self._w], dtype=float)
         return np.zeros(self.n_columns) if self._cw.value is None else np.asarray(self._cw.value, dtype=float)
@@ -162,7 +192,11 @@ class RuleMaster:
         """(mu, lam) of the last LP solve: mu_r >= 0 per positive row for (2), lam >= 0 for (3)."""
         if self.integer:
             raise ValueError("the integer master has no duals; solve the LP relaxation")
-        if self.modeller == "pyomo":
+        if self._from_session:
+            duals = self._session.row_duals()
+            R = self.pos_weight.size
+            mu, lam = duals[:R], (-duals[R] if duals.size > R else 0.0)
+        elif self.modeller == "pyomo":
             m = self._model
             suffix = m.dual
             R = self.pos_weight.size

@@ -253,9 +253,10 @@ class ColumnGenerationClassifier(RulesetClassifier):
     solver, solver_options :
         The master problem's solver (LP with duals, then the integer master) and its options;
         ``time_limit`` bounds the whole fit's optimisation in wall time.
-    pricing : "search" or "ilp"
+    pricing : "search", "ilp" or "beam"
         The exact pricing, tried when the beam search finds no improving rule: branch and bound over
         literal sets, or the pricing ILP solved by ``pricing_solver``; both prove the same minimum.
+        "beam" stops there instead (heuristic column generation, no bound: method ``brcg-beam``).
     pricing_solver, pricing_options :
         The pricing ILP's solver and options (per pricing call).
     modeller : "pyomo" or "cvxpy"
@@ -351,7 +352,8 @@ class ColumnGenerationClassifier(RulesetClassifier):
                               n_positive=int(covered[target.is_positive].sum()),
                               n_negative=int(covered[~target.is_positive].sum())))
         meta: dict[str, Any] = {"n_literals": len(literals), "distinct_rows": problem.truth.shape[0],
-                                **result.meta()}
+                                "instance": problem.digest(float(self.complexity_penalty), int(self.max_literals),
+                                                           self.max_complexity), **result.meta()}
         if result.report is not None:
             meta["solve_reports"] = [result.report]
         return Ruleset("set", tuple(rules), target.negative, schema.features, target.classes,

@@ -50,6 +50,11 @@ METHODS: dict[str, Method] = {
                "Boolean rule set optimal over every conjunction of at most D literals, by column "
                "generation (Dash, Günlük & Wei 2018), with a certified bound",
                test_params={"max_literals": 2, "n_thresholds": 3, "max_iterations": 30, "random_state": 0}),
+        Method("brcg-beam", ColumnGenerationClassifier, False,
+               "the same rule-set objective and space, columns priced by beam search only (heuristic "
+               "column generation, as AIX360's BooleanRuleCG): no bound",
+               fixed={"pricing": "beam"},
+               test_params={"max_literals": 2, "n_thresholds": 3, "max_iterations": 30, "random_state": 0}),
         Method("setcover-greedy", SetCoverClassifier, False,
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},

@@ -1138,7 +1138,7 @@ def test_summary_cells_of_exact_methods_carry_their_mark_and_the_report_a_legend
     table = summary_table(results, "f1")
     assert table.loc["d", "m"] == "**0.50 (0.00)** ⏱1/2 30.0%" and table.loc["d", "h"] == "**0.50 (0.00)**"
     report = markdown_report(results, ("f1",))
-    assert "⏱k/n: k of n folds stopped at a limit" in report
+    assert "⏱k/n: k of n folds not proven optimal (stopped at a time, node or gap limit" in report
     assert "⏱k/n" not in markdown_report(heuristic, ("f1",))
 
 

@@ -15,13 +15,14 @@ solves its LP relaxation over that set without listing it:
    restricted LP value is the LP optimum over every conjunction of at most D literals, a lower bound
    on every rule set of that space (*certified*);
 4. solve the integer master over the generated clauses, warm-started by a greedy selection, in what
-   is left of the time limit.
+   is left of the time limit (the loop stops at ``LOOP_SHARE`` of it).
 
 Bounds at a limit. Whenever the exact pricing has a lower bound rc_lb on the least reduced cost, the
 master LP over all conjunctions is at least  z_RMP + W * min(0, rc_lb)  (Lagrangian bound; W bounds
 the clauses of an optimal LP solution: C for a complexity budget C (every clause costs at least 1),
 else the number of positive rows + 1, a basic optimum having at most that many positive w, each <= 1).
-That bound is certified too, whatever stopped the loop. Without any exact pricing (a limit hit
+That bound is certified too, whatever stopped the loop. When (1) takes integer values only (integer
+row counts, as without sample weights, and an integer penalty) the bound is rounded up. Without any exact pricing (a limit hit
 before it, or pricing on sampled rows / literals, the paper's approximation for large data) there is
 no bound over all conjunctions: the result says so, and gives the restricted LP value as the bound
 over the generated clauses only.
@@ -29,6 +30,8 @@ over the generated clauses only.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +48,12 @@ from optrules.solvers.options import check_unified
 
 __all__ = ["PRICINGS", "RuleProblem", "ColumnGenerationResult", "column_generation", "rule_objective"]
 
-#: The exact pricings: branch and bound over literal sets, or the pricing ILP (5)-(9) with a MILP solver.
-PRICINGS = ("search", "ilp")
+#: How the loop prices once the beam search finds nothing: exactly, by branch and bound over literal
+#: sets or by the pricing ILP (5)-(9) with a MILP solver; or not at all ("beam": the heuristic
+#: column generation of AIX360's BooleanRuleCG, which stops there and proves no bound).
+PRICINGS = ("search", "ilp", "beam")
+#: With a time limit, the column generation stops at this share of it; the rest is the integer master's.
+LOOP_SHARE = 0.8
 
 @dataclass(frozen=True)
 class RuleProblem:
@@ -76,6 +83,16 @@ class RuleProblem:
         pos = np.bincount(inverse, weights=weight * is_positive, minlength=n)
         neg = np.bincount(inverse, weights=weight * ~is_positive, minlength=n)
         return cls(np.ascontiguousarray(unique), pos, neg)
+
+    def digest(self, penalty: float, max_literals: int, max_complexity: float | None) -> str:
+        """A fingerprint of the instance and the objective's parameters: fits with the same digest
+        optimise (1)-(4) over the same space, so one's objective can be held against the other's bound."""
+        h = hashlib.sha1()
+        h.update(np.asarray(self.truth.shape, dtype=np.int64).tobytes())
+        h.update(np.packbits(self.truth).tobytes())
+        h.update(np.ascontiguousarray(np.concatenate([self.pos, self.neg]), dtype=np.float64).tobytes())
+        h.update(np.array([penalty, max_literals, -1 if max_complexity is None else max_complexity]).tobytes())
+        return h.hexdigest()[:16]
 
     def coverage(self, clauses: list[tuple[int, ...]]) -> np.ndarray:
         """(rows x clauses) coverage: a clause covers a row when every one of its literals holds."""
@@ -126,16 +143,31 @@ class ColumnGenerationResult:
     pricing_statuses: list[str] = field(default_factory=list)
     budget: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def status(self) -> str:
+        """``optimal`` only when the rule set is proven optimal over every conjunction of at most D
+        literals (certified bound, gap 0); else ``feasible`` (any rule set, the empty one included,
+        is a solution)."""
+        return "optimal" if self.certified and self.gap == 0.0 else "feasible"
+
     def meta(self) -> dict[str, Any]:
         report = self.report
-        return {"objective": self.objective, "status": report.status.value if report else "not_run",
-                "termination": report.termination if report else "", "best_bound": self.best_bound,
+        return {"objective": self.objective, "status": self.status,
+                "termination": "optimal" if self.status == "optimal" else self.stop_reason,
+                "integer_master_status": report.status.value if report else "not_run",
+                "integer_master_termination": report.termination if report else "", "best_bound": self.best_bound,
                 "gap": self.gap, "certified": self.certified, "bound_covers": self.bound_covers,
                 "lp_value": self.lp_value, "exact_pricing_statuses": list(self.pricing_statuses),
                 "stop_reason": self.stop_reason, "fallback": self.fallback, "fallback_reason": self.fallback_reason,
                 "start_objective": self.start_objective, "cg_iterations": self.iterations,
                 "n_columns": self.n_columns, "heuristic_pricing_calls": self.heuristic_pricing_calls,
                 "exact_pricing_calls": self.exact_pricing_calls, **self.budget}
+
+
+def _integral(problem: RuleProblem, penalty: float) -> bool:
+    """True when (1) takes integer values only: integer row counts and an integer penalty."""
+    weights = np.concatenate([problem.pos, problem.neg, [penalty]])
+    return bool(np.all(weights == np.round(weights)))
 
 
 def _greedy_start(master: RuleMaster) -> np.ndarray:
@@ -228,6 +260,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             known.update(new)
         return len(new)
 
+    loop_deadline = budget.share(LOOP_SHARE)
     lp_value: float | None = None
     best_bound: float | None = None
     certified = False
@@ -235,12 +268,12 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     iterations = heuristic_calls = exact_calls = 0
     statuses: list[str] = []
     while max_iterations is None or iterations < max_iterations:
-        if budget.expired:
+        if loop_deadline is not None and time.perf_counter() >= loop_deadline:
             stop_reason = "time limit"
             break
         iterations += 1
         with budget.stage("master"):
-            report = solve(master.model, master.problem_class, master_solver, options, deadline=budget.deadline)
+            report = master.solve_lp(master_solver, options, loop_deadline)
         if report.status is not Status.OPTIMAL:
             stop_reason = f"master LP {report.status.value} ({report.termination})"
             break
@@ -262,17 +295,21 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             found = beam_pricing(truth, g, kappa, max_literals, beam_width, columns_per_iteration)
         if add([in_full(c) for c, _ in found.clauses]):
             continue
-        if budget.expired:
+        if pricing == "beam":
+            stop_reason = "the beam search found no improving column (heuristic pricing: no bound)"
+            break
+        if loop_deadline is not None and time.perf_counter() >= loop_deadline:
             stop_reason = "time limit"
             break
         with budget.stage("pricing"):
             exact_calls += 1
             exact, status = _exact_pricing(pricing, truth, g, kappa, max_literals, columns_per_iteration,
-                                           pricing_solver, pricing_options, budget.deadline)
+                                           pricing_solver, pricing_options, loop_deadline)
         statuses.append(status)
         if not sampled and exact.lower_bound is not None:
             bound = lp_value + W * min(0.0, exact.lower_bound)
-            best_bound = bound if best_bound is None else max(best_bound, bound)
+            if bound > 0.0:  # (1) is never negative: a bound at or below 0 says nothing
+                best_bound = bound if best_bound is None else max(best_bound, bound)
         if add([in_full(c) for c, _ in exact.clauses]):
             continue
         if exact.complete and not sampled:
@@ -313,6 +350,8 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
                       "the greedy selection over the generated clauses is returned")
     selected = [clauses[k] for k in chosen.tolist()]
     objective = rule_objective(problem, selected, penalty)
+    if best_bound is not None and _integral(problem, penalty):
+        best_bound = math.ceil(best_bound - 1e-6)  # every rule set's (1) is an integer then
     gap = relative_gap(objective, best_bound)
     if gap is not None and gap <= 1e-6:
         gap = 0.0

@@ -32,6 +32,8 @@ __all__ = ["RC_TOLERANCE", "PricingResult", "beam_pricing", "search_pricing"]
 
 #: A reduced cost below minus this is an improving column; a lower bound above it proves none exists.
 RC_TOLERANCE = 1e-6
+#: The exact search first sums a child's reduced cost over this many of the heaviest avoided rows.
+PARTIAL_ROWS = 256
 
 
 @dataclass(frozen=True)
@@ -96,24 +98,35 @@ def search_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_litera
     """The least reduced cost over every clause of at most ``max_literals`` literals, by branch and
     bound (module docstring); the ``limit`` best improving clauses met on the way, best first.
 
+    Rows of negative gain (positives the master wants covered) decide the bounds; they are few
+    once the master LP is near optimal, so each node's children are bounded on them alone, and the
+    rows of positive gain are summed only for the children whose bound can still beat the best. A
+    literal true on every avoided row a clause covers is not branched on: with it, any extension
+    covers the same avoided rows and fewer wanted ones for one literal more than without it.
     At ``deadline`` (a ``time.perf_counter()`` instant) it stops: the bound is then the least of the
-    reduced costs evaluated and the bounds of the subtrees not yet searched, still valid.
+    reduced costs evaluated and the bounds of the subtrees not searched, still valid.
     """
-    truth_f = np.ascontiguousarray(truth, dtype=np.float64)
-    negative_gain = np.minimum(gain, 0.0)
+    truth = np.asarray(truth, dtype=bool)
+    gain = np.asarray(gain, dtype=float)
+    want = np.flatnonzero(gain < 0)
+    avoid = np.flatnonzero(gain > 0)
+    avoid = avoid[np.argsort(-gain[avoid], kind="stable")]  # heaviest first: the partial sums below bound best
+    want_truth = truth[want].astype(np.float64)          # few rows: dense products are cheap
+    avoid_truth = np.asfortranarray(truth[avoid])         # many rows: gathered a literal column at a time
+    avoid_values = np.asfortranarray(avoid_truth, dtype=np.float64)  # the same as numbers, for the products
+    want_gain, avoid_gain = gain[want], gain[avoid]
     found: dict[tuple[int, ...], float] = {}
     empty_rc = float(gain.sum()) + kappa
     lower = empty_rc
     if empty_rc < -RC_TOLERANCE:
         found[()] = empty_rc
     best = min(empty_rc, -RC_TOLERANCE)
-    # a node: (its bound, clause, rows it covers); the root is the empty clause, covering every row
-    stack: list[tuple[float, tuple[int, ...], np.ndarray]] = [
-        (float(negative_gain.sum()) + 2 * kappa, (), np.arange(truth.shape[0]))]
+    # a node: (bound on its extensions, clause, wanted rows it covers, avoided rows it covers)
+    stack = [(float(want_gain.sum()) + 2 * kappa, (), np.arange(want.size), np.arange(avoid.size))]
     nodes = 0
     complete = True
     while stack:
-        bound, clause, rows = stack.pop()
+        bound, clause, want_rows, avoid_rows = stack.pop()
         if bound >= best:
             lower = min(lower, bound)
             continue
@@ -123,22 +136,41 @@ def search_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_litera
             break
         nodes += 1
         first = clause[-1] + 1 if clause else 0
-        sub = truth_f[rows, first:]
         length = len(clause) + 1
-        rc = gain[rows] @ sub + kappa * (1 + length)
-        lower = min(lower, float(rc.min(initial=np.inf)))
-        for j in np.flatnonzero(rc < -RC_TOLERANCE).tolist():
-            found[(*clause, first + j)] = float(rc[j])
-        if rc.size:
-            best = min(best, float(rc.min()))
+        # children clause + j, j >= first: a lower bound on their reduced cost from the wanted rows
+        optimistic = want_gain[want_rows] @ want_truth[want_rows, first:] + kappa * (1 + length)
+        skipped = optimistic >= best
+        evaluate = np.flatnonzero(~skipped)
+        lower = min(lower, float(optimistic[skipped].min(initial=np.inf)))
+        if evaluate.size:
+            # the avoided rows' gains are positive, so a partial sum over the heaviest of them is a
+            # lower bound too: only the children it does not rule out get the full sum
+            columns = first + evaluate
+            head, rest = avoid_rows[:PARTIAL_ROWS], avoid_rows[PARTIAL_ROWS:]
+            rc = optimistic[evaluate] + avoid_gain[head] @ avoid_values[np.ix_(head, columns)]
+            open_ = rc < best
+            lower = min(lower, float(rc[~open_].min(initial=np.inf)))
+            if open_.any():
+                columns, rc = columns[open_], rc[open_]
+                if rest.size:
+                    rc = rc + avoid_gain[rest] @ avoid_values[np.ix_(rest, columns)]
+                for j, value in zip(columns.tolist(), rc.tolist()):
+                    if value < -RC_TOLERANCE:
+                        found[(*clause, j)] = value
+                best = min(best, float(rc.min()))
+                lower = min(lower, float(rc.min()))
         if length == max_literals:
             continue
-        child_bound = negative_gain[rows] @ sub + kappa * (2 + length)
-        order = np.argsort(-rc, kind="stable")  # pushed worst first: the best child is searched first
-        for j in order.tolist():
-            if child_bound[j] >= best:
-                lower = min(lower, float(child_bound[j]))
-                continue
-            stack.append((float(child_bound[j]), (*clause, first + j), rows[truth[rows, first + j]]))
+        # the grandchildren pay one literal more and cover no more wanted rows
+        grown = optimistic + kappa
+        lower = min(lower, float(grown[grown >= best].min(initial=np.inf)))
+        expand = np.flatnonzero(grown < best)
+        for j in (first + expand[np.argsort(-optimistic[expand], kind="stable")]).tolist():
+            child_avoid = avoid_rows[avoid_truth[avoid_rows, j]]
+            if child_avoid.size == avoid_rows.size:
+                continue  # j excludes no avoided row: clause + j + S is never better than clause + S
+            child_want = want_rows[truth[want[want_rows], j]]
+            stack.append((float(want_gain[child_want].sum()) + kappa * (2 + length), (*clause, j),
+                          child_want, child_avoid))
     clauses = sorted(found.items(), key=lambda item: item[1])[:limit]
     return PricingResult(clauses, lower, complete, nodes)

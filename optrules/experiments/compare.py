@@ -2,7 +2,7 @@
 
 The default methods are :data:`PREFERENCE` filtered by what is registered, so a method joins the
 comparison as soon as its branch registers it under one of these names; the list keeps one or two
-methods per family (set cover exact and greedy, LIBRE and its base learner, the Cluster-SVM
+methods per family (set cover exact and greedy, column generation, LIBRE and its base learner, the Cluster-SVM
 strategies SVM_C and CLM, the decision lists prepend and append) to stay well under a minute on the
 bundled datasets. Methods that solve models get ``time_limit`` seconds for their exact part (its
 warm start, model load and solve); one stopped at the limit shows its status, best bound and gap,
@@ -24,7 +24,7 @@ from optrules.ruleset import Ruleset
 __all__ = ["PREFERENCE", "Comparison", "compare", "default_methods"]
 
 #: Methods compared by default, in this order, when registered.
-PREFERENCE = ("setcover", "setcover-greedy", "libre", "bottom-up", "svm-c", "clm", "prepend-ip2", "append")
+PREFERENCE = ("setcover", "setcover-greedy", "brcg", "libre", "bottom-up", "svm-c", "clm", "prepend-ip2", "append")
 
 
 def default_methods() -> list[str]:

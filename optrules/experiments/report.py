@@ -54,8 +54,9 @@ METRICS: dict[str, Metric] = {
 RANK_ROW = "Avg Rank"
 
 CERTAINTY_LEGEND = (
-    "Exact methods: ✓ every fold proven optimal (gap 0); ⏱k/n: k of n folds stopped at a limit (time, "
-    "nodes, or a gap tolerance) before proving optimality, with g% their mean gap to the best bound "
+    "Exact methods: ✓ every fold proven optimal (gap 0); ⏱k/n: k of n folds not proven optimal (stopped "
+    "at a time, node or gap limit, or, for column generation, a gap left between the integer master and "
+    "the bound over all conjunctions), with g% their mean gap to the best bound "
     "(\"no bound\": the solver had none on some); ↩k: on k folds the solver found nothing better than "
     "its warm start, which was returned.")
 

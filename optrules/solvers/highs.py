@@ -144,3 +144,4 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
             note = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)"
     return Outcome(termination, has_solution, objective, bound, version, note, loaded - began,
                    finished - loaded, limit)
+

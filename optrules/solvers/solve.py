@@ -17,7 +17,7 @@ from optrules.solvers.report import GAP_EPS, Outcome, ProblemClass, SolveReport,
 from optrules.solvers.scip import run_scip
 from optrules.solvers.standard_form import compile_model
 
-__all__ = ["solve", "judge"]
+__all__ = ["SOLVE_LOCK", "solve", "judge", "report_note"]
 
 logger = logging.getLogger("optrules.solvers")
 
@@ -25,7 +25,7 @@ logger = logging.getLogger("optrules.solvers")
 #: descriptors, which two threads cannot do at once (measured: two Pyomo/HiGHS solves in two threads
 #: fail), so solves in one process run one at a time; run processes (joblib's default backend,
 #: Dask workers) to solve in parallel.
-_SOLVE_LOCK = threading.RLock()
+SOLVE_LOCK = threading.RLock()
 
 _LIMITS = frozenset({"time_limit", "iteration_limit", "node_limit", "solution_limit", "memory_limit",
                      "objective_limit", "restart_limit", "gap_limit", "interrupted"})
@@ -101,7 +101,7 @@ def judge(out: Outcome, problem_class: ProblemClass,
     return Status.FEASIBLE, term, relative_gap(objective, bound), bound
 
 
-def _note(status: Status, out: Outcome, bound: float | None, backend: Backend, problem_class: ProblemClass) -> str:
+def report_note(status: Status, out: Outcome, bound: float | None, backend: Backend, problem_class: ProblemClass) -> str:
     """Why a report has no bound (when the backend did not already say), or the backend's own note."""
     if out.note or bound is not None or status in (Status.INFEASIBLE, Status.UNBOUNDED):
         return out.note
@@ -154,7 +154,7 @@ def solve(
     native = native_options(opts, backend.options)
     verbose = opts["verbose"]
 
-    with _SOLVE_LOCK:  # one solve at a time per process (see _SOLVE_LOCK)
+    with SOLVE_LOCK:  # one solve at a time per process (see SOLVE_LOCK)
         start = time.perf_counter()
         if "time_limit" in opts:
             ends = start + opts["time_limit"]
@@ -178,7 +178,7 @@ def solve(
         options=opts,
         load_seconds=out.load_seconds,
         time_limit=out.time_limit,
-        note=_note(status, out, bound, backend, problem_class),
+        note=report_note(status, out, bound, backend, problem_class),
     )
 
 
