@@ -49,9 +49,10 @@ __all__ = ["COLUMNS", "FAILED_STATUSES", "META_PREFIX", "SOLVE_COLUMNS", "STAGE_
 
 #: What a fit's exact part (or any solved model) reports, in result-table order: the main model's
 #: status, the objective of what the fit returned, the best bound known and the gap between them,
-#: the fallback (None, "start" or "constant") and the instance digest (fits of equal digest optimise
-#: the same objective over the same candidates, so a heuristic's objective meets an exact bound).
-SOLVE_COLUMNS = ("solver", "status", "objective", "bound", "gap", "fallback", "instance")
+#: the fallback (None, "start" or "constant"), the instance digest (fits of equal digest optimise
+#: the same objective over the same candidates, so a heuristic's objective meets an exact bound) and,
+#: for column generation, whether the bound is certified over all conjunctions (else empty).
+SOLVE_COLUMNS = ("solver", "status", "objective", "bound", "gap", "fallback", "instance", "certified")
 #: Seconds of the exact part: its whole wall time and its stages (optrules.exact.budget).
 STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds", "solve_seconds")
 #: The columns of the result table, in order (one row per dataset x method x fold).
@@ -386,6 +387,7 @@ def _solve_summary(meta: Mapping[str, Any]) -> dict[str, Any]:
     objective = meta.get("objective", reports[-1].objective if reports else None)
     row: dict[str, Any] = {"solver": None, "status": None, "objective": _number(objective), "bound": None,
                            "gap": None, "fallback": meta.get("fallback"), "instance": meta.get("instance"),
+                           "certified": meta.get("certified"),
                            "time_limit": _number(meta.get("time_limit")),
                            **{column: _number(meta.get(column)) for column in STAGE_COLUMNS}}
     if not reports:
