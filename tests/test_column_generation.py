@@ -4,13 +4,11 @@ against enumeration and brute force, the heuristics' objectives against the boun
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 import pytest
-import scipy.sparse as sp
 
 import optrules
 from optrules.binarize import binarize
@@ -43,14 +41,18 @@ def all_clauses(n_literals: int, max_literals: int) -> list[tuple[int, ...]]:
     return [c for d in range(max_literals + 1) for c in itertools.combinations(range(n_literals), d)]
 
 
+def master_over(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
+                max_complexity: float | None, modeller: str = "pyomo") -> RuleMaster:
+    """The master (1)-(4) with a column for every clause listed."""
+    master = RuleMaster(problem.pos[problem.positive_rows], max_complexity, modeller)
+    master.add_columns(*problem.columns(clauses, penalty))
+    return master
+
+
 def full_lp_value(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
                   max_complexity: float | None) -> float:
     """The master LP over every clause listed (the space enumerated)."""
-    positive = np.flatnonzero(problem.pos > 0)
-    cover = problem.coverage(clauses)
-    complexity = np.array([1.0 + len(c) for c in clauses])
-    master = RuleMaster(problem.pos[positive], max_complexity)
-    master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + penalty * complexity, complexity)
+    master = master_over(problem, clauses, penalty, max_complexity)
     report = solve(master.model, master.problem_class, "highs")
     assert report.status is Status.OPTIMAL
     return report.objective
@@ -79,11 +81,7 @@ def brute_force_optimum(problem: RuleProblem, clauses: list[tuple[int, ...]], pe
 def enumerated_optimum(problem: RuleProblem, clauses: list[tuple[int, ...]], penalty: float,
                        max_complexity: float | None) -> float:
     """The integer master (1)-(4) over every clause listed, solved to optimality."""
-    positive = np.flatnonzero(problem.pos > 0)
-    cover = problem.coverage(clauses)
-    complexity = np.array([1.0 + len(c) for c in clauses])
-    master = RuleMaster(problem.pos[positive], max_complexity)
-    master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + penalty * complexity, complexity)
+    master = master_over(problem, clauses, penalty, max_complexity)
     master.set_integrality(True)
     report = solve(master.model, master.problem_class, "highs")
     assert report.status is Status.OPTIMAL
@@ -147,13 +145,9 @@ def test_highs_writes_lp_duals_into_a_dual_suffix_and_scip_refuses():
 def test_master_lp_and_duals_agree_between_pyomo_and_cvxpy(seed):
     _, _, problem = random_problem(seed)
     clauses = all_clauses(problem.truth.shape[1], 1)
-    positive = np.flatnonzero(problem.pos > 0)
-    cover = problem.coverage(clauses)
-    complexity = np.array([1.0 + len(c) for c in clauses])
     values = []
     for modeller in ("pyomo", "cvxpy"):
-        master = RuleMaster(problem.pos[positive], max_complexity=6.0, modeller=modeller)
-        master.add_columns(sp.csc_matrix(cover[positive]), problem.neg @ cover + 0.5 * complexity, complexity)
+        master = master_over(problem, clauses, 0.5, 6.0, modeller)
         solver = "highs" if modeller == "pyomo" else "clarabel"
         report = solve(master.model, master.problem_class, solver)
         mu, lam = master.duals()
@@ -329,19 +323,11 @@ def test_cvxpy_master_gives_the_pyomo_result():
 def test_persistent_highs_master_gives_the_rebuilt_models_lp_value_and_duals():
     _, _, problem = random_problem(7)
     clauses = all_clauses(problem.truth.shape[1], 1)
-    positive = np.flatnonzero(problem.pos > 0)
-    cover = problem.coverage(clauses)
-    complexity = np.array([1.0 + len(c) for c in clauses])
-    session = RuleMaster(problem.pos[positive], max_complexity=5.0)
-    rebuilt = RuleMaster(problem.pos[positive], max_complexity=5.0)
     half = len(clauses) // 2
-    for master in (session, rebuilt):
-        master.add_columns(sp.csc_matrix(cover[positive, :half]), problem.neg @ cover[:, :half] + complexity[:half],
-                           complexity[:half])
+    session, rebuilt = (master_over(problem, clauses[:half], 1.0, 5.0) for _ in range(2))
     session.solve_lp("highs", {}, None)  # a first solve, then columns added to the same HiGHS instance
     for master in (session, rebuilt):
-        master.add_columns(sp.csc_matrix(cover[positive, half:]), problem.neg @ cover[:, half:] + complexity[half:],
-                           complexity[half:])
+        master.add_columns(*problem.columns(clauses[half:], 1.0))
     warm = session.solve_lp("highs", {}, None)
     cold = solve(rebuilt.model, rebuilt.problem_class, "highs")
     assert warm.status is Status.OPTIMAL and warm.objective == pytest.approx(cold.objective, abs=1e-7)

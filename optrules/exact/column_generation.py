@@ -94,6 +94,17 @@ class RuleProblem:
         h.update(np.array([penalty, max_literals, -1 if max_complexity is None else max_complexity]).tobytes())
         return h.hexdigest()[:16]
 
+    @property
+    def positive_rows(self) -> np.ndarray:
+        """The rows with positives: the rows of the master's (2)."""
+        return np.flatnonzero(self.pos > 0)
+
+    def columns(self, clauses: list[tuple[int, ...]], penalty: float) -> tuple[sp.csc_matrix, np.ndarray, np.ndarray]:
+        """The master's columns of ``clauses``: their cover of the positive rows, a_k and c_k."""
+        cover = self.coverage(clauses)
+        complexity = np.array([1.0 + len(c) for c in clauses])
+        return sp.csc_matrix(cover[self.positive_rows]), self.neg @ cover + penalty * complexity, complexity
+
     def coverage(self, clauses: list[tuple[int, ...]]) -> np.ndarray:
         """(rows x clauses) coverage: a clause covers a row when every one of its literals holds."""
         out = np.ones((self.truth.shape[0], len(clauses)), dtype=bool)
@@ -240,7 +251,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     pricing_options = check_unified(pricing_options)
     rng = np.random.default_rng(random_state)
     sampled = pricing_rows is not None or pricing_literals is not None
-    positive_rows = np.flatnonzero(problem.pos > 0)
+    positive_rows = problem.positive_rows
     n_rows, n_literals = problem.truth.shape
     master = RuleMaster(problem.pos[positive_rows], max_complexity, modeller)
     clauses: list[tuple[int, ...]] = []
@@ -252,10 +263,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     def add(new: list[tuple[int, ...]]) -> int:
         new = [c for c in dict.fromkeys(new) if c not in known]
         if new:
-            cover = problem.coverage(new)
-            complexity = np.array([1.0 + len(c) for c in new])
-            master.add_columns(sp.csc_matrix(cover[positive_rows]),
-                               problem.neg @ cover + complexity_penalty * complexity, complexity)
+            master.add_columns(*problem.columns(new, complexity_penalty))
             clauses.extend(new)
             known.update(new)
         return len(new)
@@ -275,7 +283,8 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
         with budget.stage("master"):
             report = master.solve_lp(master_solver, options, loop_deadline)
         if report.status is not Status.OPTIMAL:
-            stop_reason = f"master LP {report.status.value} ({report.termination})"
+            stop_reason = ("time limit" if report.termination == "time_limit"
+                           else f"master LP {report.status.value} ({report.termination})")
             break
         lp_value = report.objective
         mu_pos, lam = master.duals()
