@@ -323,6 +323,9 @@ class ColumnGenerationClassifier(RulesetClassifier):
             raise ValueError(f"max_complexity must be a number >= 1 or None, got {budget!r}")
         check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.LP)
         check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
+        if self.modeller == "cvxpy" and self.solver == "scip":
+            raise ValueError("cvxpy's SCIP interface returns no LP duals for the master; use solver='highs' "
+                             "(or clarabel with modeller='cvxpy')")
         if self.modeller == "pyomo" and self.solver != "highs":
             raise ValueError(f"the master LP's duals are read from HiGHS when modeller='pyomo'; solver={self.solver!r} "
                              "needs modeller='cvxpy' (whose LP duals come from the solver through cvxpy)")

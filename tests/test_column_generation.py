@@ -346,3 +346,24 @@ def test_beam_only_pricing_shares_the_instance_and_never_claims_optimality():
     assert "heuristic pricing" in beam["stop_reason"]
     assert beam["objective"] >= exact["best_bound"] - 1e-9  # the heuristic against the certified bound
     assert exact["status"] == ("optimal" if exact["gap"] == 0.0 else "feasible")
+
+
+def test_duals_that_break_strong_duality_are_refused_not_priced(monkeypatch):
+    """A solver whose LP duals are missing or wrong would make every clause look unprofitable and
+    'certify' the empty rule set: the loop checks strong duality and refuses them."""
+    _, _, problem = random_problem(9)
+
+    class NoDuals(RuleMaster):
+        def duals(self):
+            mu, lam = super().duals()
+            return np.zeros_like(mu), 0.0
+
+    import optrules.exact.column_generation as cg
+
+    monkeypatch.setattr(cg, "RuleMaster", NoDuals)
+    with pytest.raises(SolverError, match="strong duality"):
+        column_generation(problem, 0.5, 2)
+    monkeypatch.undo()
+    X, label, _ = random_problem(9)
+    with pytest.raises(ValueError, match="no LP duals"):
+        make_estimator("brcg", modeller="cvxpy", solver="scip").fit(X, np.where(label, "a", "b"))

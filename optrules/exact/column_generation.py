@@ -43,7 +43,7 @@ from optrules.exact.budget import TimeBudget
 from optrules.exact.rule_pricing import RC_TOLERANCE, PricingResult, beam_pricing, search_pricing
 from optrules.models import rule_pricing as pricing_model
 from optrules.models.rule_master import RuleMaster
-from optrules.solvers import SolveReport, Status, relative_gap, solve
+from optrules.solvers import SolveReport, SolverError, Status, relative_gap, solve
 from optrules.solvers.options import check_unified
 
 __all__ = ["PRICINGS", "RuleProblem", "ColumnGenerationResult", "column_generation", "rule_objective"]
@@ -175,6 +175,18 @@ class ColumnGenerationResult:
                 "exact_pricing_calls": self.exact_pricing_calls, **self.budget}
 
 
+def _check_duals(mu: np.ndarray, lam: float, pos_weight: np.ndarray, max_complexity: float | None,
+                 lp_value: float, solver: str) -> None:
+    """Duals that do not satisfy strong duality (sum mu - C lam = the LP value, 0 <= mu <= p) would
+    price wrongly and certify a wrong bound: refuse them."""
+    dual_value = float(mu.sum()) - (0.0 if max_complexity is None else max_complexity * lam)
+    tolerance = 1e-6 * max(1.0, abs(lp_value))
+    if abs(dual_value - lp_value) > tolerance or (mu > pos_weight + tolerance).any():
+        raise SolverError(f"{solver} returned LP duals that do not satisfy strong duality (dual value "
+                          f"{dual_value:.6g}, LP value {lp_value:.6g}); column generation needs exact LP duals: "
+                          "use highs (with either modeller) or another LP solver of cvxpy that returns them")
+
+
 def _integral(problem: RuleProblem, penalty: float) -> bool:
     """True when (1) takes integer values only: integer row counts and an integer penalty."""
     weights = np.concatenate([problem.pos, problem.neg, [penalty]])
@@ -288,6 +300,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             break
         lp_value = report.objective
         mu_pos, lam = master.duals()
+        _check_duals(mu_pos, lam, master.pos_weight, max_complexity, lp_value, master_solver)
         gain = problem.neg.copy()
         gain[positive_rows] -= mu_pos
         kappa = complexity_penalty + lam
