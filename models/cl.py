@@ -136,7 +136,7 @@ def margin_rows(data: ClusterData, layout: Layout, width: int) -> sp.csr_matrix:
     (category scores, omega', b, xi): sample i has y_i at its categories' ``width`` score columns
     (column ``k * width + l``; width 1: s_k of CL, width L: omegatilde_{k,l} of CL-bigM), y_i x'_i at
     omega', y_i at b and 1 at xi_i; every row's lower bound is 1."""
-    n, P = data.n, data.numeric.shape[1]
+    n = data.n
     y = np.asarray(data.y, dtype=float)
     J = layout.J
     score_cols = (layout.rows[:, :, None] * width + np.arange(width)[None, None, :]).reshape(n, J * width)

@@ -82,7 +82,7 @@ class _Relaxation:
         self._structure()
 
     def _structure(self) -> None:
-        n, J, L, P, K = self.n, self.J, self.L, self.P, self.K
+        n, L, P, K = self.n, self.L, self.P, self.K
         samples = np.arange(n)
         # (8b): per sample, s of its categories (J), omega' (P), b, xi_i
         cols8 = np.hstack([self.i_s + self.rows, np.broadcast_to(self.i_v + np.arange(P), (n, P)),
