@@ -11,7 +11,8 @@ the master LP's duals, its reduced cost is
 - :func:`search_pricing`, exact: a depth-first branch and bound over literal sets in index order. A
   clause's extensions cover a subset of its rows and pay at least one more literal, so none of them
   has a reduced cost below  kappa * (2 + |clause|) + sum_{covered r} min(0, g_r); subtrees whose
-  bound cannot beat the best found (or the tolerance) are cut. It returns a lower bound on the least
+  bound cannot beat the best found (or the tolerance) are cut, and so is every literal, for the whole
+  subtree of a clause, whose bound joined to that clause cannot (OPUS's pruning of operators). It returns a lower bound on the least
   reduced cost over every clause of at most D literals, exact when it completes;
 - the pricing ILP (5)-(9) of ``models/rule_pricing.py``, solved by any MILP solver, whose dual
   bound is such a lower bound too.
@@ -121,12 +122,14 @@ def search_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_litera
     if empty_rc < -RC_TOLERANCE:
         found[()] = empty_rc
     best = min(empty_rc, -RC_TOLERANCE)
-    # a node: (bound on its extensions, clause, wanted rows it covers, avoided rows it covers)
-    stack = [(float(want_gain.sum()) + 2 * kappa, (), np.arange(want.size), np.arange(avoid.size))]
+    # a node: (bound on its extensions, clause, wanted rows it covers, avoided rows it covers, the
+    # literals that may still extend it)
+    stack = [(float(want_gain.sum()) + 2 * kappa, (), np.arange(want.size), np.arange(avoid.size),
+              np.arange(truth.shape[1]))]
     nodes = 0
     complete = True
     while stack:
-        bound, clause, want_rows, avoid_rows = stack.pop()
+        bound, clause, want_rows, avoid_rows, allowed = stack.pop()
         if bound >= best:
             lower = min(lower, bound)
             continue
@@ -135,17 +138,16 @@ def search_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_litera
             complete = False
             break
         nodes += 1
-        first = clause[-1] + 1 if clause else 0
         length = len(clause) + 1
-        # children clause + j, j >= first: a lower bound on their reduced cost from the wanted rows
-        optimistic = want_gain[want_rows] @ want_truth[want_rows, first:] + kappa * (1 + length)
+        # children clause + j: a lower bound on their reduced cost from the wanted rows
+        optimistic = want_gain[want_rows] @ want_truth[np.ix_(want_rows, allowed)] + kappa * (1 + length)
         skipped = optimistic >= best
         evaluate = np.flatnonzero(~skipped)
         lower = min(lower, float(optimistic[skipped].min(initial=np.inf)))
         if evaluate.size:
             # the avoided rows' gains are positive, so a partial sum over the heaviest of them is a
             # lower bound too: only the children it does not rule out get the full sum
-            columns = first + evaluate
+            columns = allowed[evaluate]
             head, rest = avoid_rows[:PARTIAL_ROWS], avoid_rows[PARTIAL_ROWS:]
             rc = optimistic[evaluate] + avoid_gain[head] @ avoid_values[np.ix_(head, columns)]
             open_ = rc < best
@@ -161,16 +163,19 @@ def search_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_litera
                 lower = min(lower, float(rc.min()))
         if length == max_literals:
             continue
-        # the grandchildren pay one literal more and cover no more wanted rows
+        # a clause of this subtree with literal j and one more pays kappa more and covers no more
+        # wanted rows than clause + j: literals whose bound cannot beat the best leave the subtree
         grown = optimistic + kappa
         lower = min(lower, float(grown[grown >= best].min(initial=np.inf)))
-        expand = np.flatnonzero(grown < best)
-        for j in (first + expand[np.argsort(-optimistic[expand], kind="stable")]).tolist():
+        kept = np.flatnonzero(grown < best)
+        kept_literals = allowed[kept]
+        for position in np.argsort(-optimistic[kept], kind="stable").tolist():
+            j = int(kept_literals[position])
             child_avoid = avoid_rows[avoid_truth[avoid_rows, j]]
             if child_avoid.size == avoid_rows.size:
                 continue  # j excludes no avoided row: clause + j + S is never better than clause + S
             child_want = want_rows[truth[want[want_rows], j]]
             stack.append((float(want_gain[child_want].sum()) + kappa * (2 + length), (*clause, j),
-                          child_want, child_avoid))
+                          child_want, child_avoid, kept_literals[position + 1:]))
     clauses = sorted(found.items(), key=lambda item: item[1])[:limit]
     return PricingResult(clauses, lower, complete, nodes)
