@@ -256,6 +256,11 @@ def test_tic_tac_toe_eight_win_lines_with_a_certified_gap_of_zero():
     assert len(ruleset.rules) == 8 and all(rule.n_atoms == 3 for rule in ruleset.rules)
     assert ruleset.meta["certified"] and ruleset.meta["gap"] == 0.0
     assert ruleset.meta["objective"] == pytest.approx(8 * 4 * 0.5)  # no error: only the rules' complexity
+    meta = ruleset.meta  # the counts of the loop, each under its own key
+    assert meta["exact_pricing_statuses"][-1] == "optimal" and len(meta["exact_pricing_statuses"]) == \
+        meta["exact_pricing_calls"] >= 1
+    assert isinstance(meta["search_nodes"], int) and meta["search_nodes"] >= meta["exact_pricing_calls"]
+    assert meta["heuristic_pricing_calls"] == meta["cg_iterations"] and meta["n_columns"] >= 8
     lines = {frozenset(c.feature for c in rule.conditions) for rule in ruleset.rules}
     rows, cols = ("top", "middle", "bottom"), ("left", "middle", "right")
     squares = [[f"{r}-{c}-square" for c in cols] for r in rows]

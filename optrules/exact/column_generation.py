@@ -34,13 +34,16 @@ import hashlib
 import math
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
 from optrules.exact.rule_pricing import RC_TOLERANCE, PricingResult, beam_pricing, search_pricing
+from optrules.learners.selection import greedy_cover
 from optrules.models import rule_pricing as pricing_model
 from optrules.models.rule_master import RuleMaster
 from optrules.solvers import SolveReport, SolverError, Status, relative_gap, solve
@@ -93,6 +96,11 @@ class RuleProblem:
         h.update(np.ascontiguousarray(np.concatenate([self.pos, self.neg]), dtype=np.float64).tobytes())
         h.update(np.array([penalty, max_literals, -1 if max_complexity is None else max_complexity]).tobytes())
         return h.hexdigest()[:16]
+
+    @cached_property
+    def truth_values(self) -> np.ndarray:
+        """``truth`` as floats, for the pricing's products (made once per fit, not per iteration)."""
+        return self.truth.astype(np.float64)
 
     @property
     def positive_rows(self) -> np.ndarray:
@@ -151,6 +159,7 @@ class ColumnGenerationResult:
     n_columns: int = 0
     heuristic_pricing_calls: int = 0
     exact_pricing_calls: int = 0
+    search_nodes: int = 0
     pricing_statuses: list[str] = field(default_factory=list)
     budget: dict[str, Any] = field(default_factory=dict)
 
@@ -172,7 +181,7 @@ class ColumnGenerationResult:
                 "stop_reason": self.stop_reason, "fallback": self.fallback, "fallback_reason": self.fallback_reason,
                 "start_objective": self.start_objective, "cg_iterations": self.iterations,
                 "n_columns": self.n_columns, "heuristic_pricing_calls": self.heuristic_pricing_calls,
-                "exact_pricing_calls": self.exact_pricing_calls, **self.budget}
+                "exact_pricing_calls": self.exact_pricing_calls, "search_nodes": self.search_nodes, **self.budget}
 
 
 def _check_duals(mu: np.ndarray, lam: float, pos_weight: np.ndarray, max_complexity: float | None,
@@ -194,25 +203,12 @@ def _integral(problem: RuleProblem, penalty: float) -> bool:
 
 
 def _greedy_start(master: RuleMaster) -> np.ndarray:
-    """A feasible integer start: repeatedly the clause that lowers (1) the most, within the budget."""
-    cover = master.cover.tocsc().astype(bool)
-    weight = master.pos_weight.copy()
-    chosen: list[int] = []
-    spent = 0.0
-    available = np.ones(master.n_columns, dtype=bool)
-    while available.any():
-        gain = cover.T.astype(float) @ weight - master.cost
-        if master.max_complexity is not None:
-            available &= spent + master.complexity <= master.max_complexity + 1e-9
-        gain[~available] = -np.inf
-        best = int(np.argmax(gain))
-        if gain[best] <= 1e-12:
-            break
-        chosen.append(best)
-        available[best] = False
-        spent += master.complexity[best]
-        weight[cover[:, best].toarray().ravel()] = 0.0
-    return np.array(chosen, dtype=int)
+    """A feasible integer start: the greedy weighted set cover of the master's columns (the package's
+    ``greedy_cover``: positives weigh 1, each clause costs a_k, within the complexity budget)."""
+    instance = CoverInstance(master.cover.toarray() > 0, master.pos_weight, np.zeros(master.pos_weight.size),
+                             master.cost, alpha=1.0)
+    return greedy_cover(instance, size=master.complexity, budget=master.max_complexity,
+                        budget_use=master.complexity)
 
 
 def _sample(rng: np.random.Generator, n: int, size: int | None) -> np.ndarray:
@@ -285,7 +281,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     best_bound: float | None = None
     certified = False
     stop_reason = "iteration limit"
-    iterations = heuristic_calls = exact_calls = 0
+    iterations = heuristic_calls = exact_calls = search_nodes = 0
     statuses: list[str] = []
     while max_iterations is None or iterations < max_iterations:
         if loop_deadline is not None and time.perf_counter() >= loop_deadline:
@@ -314,7 +310,8 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
 
         with budget.stage("pricing"):
             heuristic_calls += 1
-            found = beam_pricing(truth, g, kappa, max_literals, beam_width, columns_per_iteration)
+            found = beam_pricing(truth, g, kappa, max_literals, beam_width, columns_per_iteration,
+                                 None if sampled else problem.truth_values)
         if add([in_full(c) for c, _ in found.clauses]):
             continue
         if pricing == "beam":
@@ -328,6 +325,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             exact, status = _exact_pricing(pricing, truth, g, kappa, max_literals, columns_per_iteration,
                                            pricing_solver, pricing_options, loop_deadline)
         statuses.append(status)
+        search_nodes += exact.nodes
         if not sampled and exact.lower_bound is not None:
             bound = lp_value + W * min(0.0, exact.lower_bound)
             if bound > 0.0:  # (1) is never negative: a bound at or below 0 says nothing
@@ -345,7 +343,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
         break
     return _integer_master(problem, master, clauses, complexity_penalty, max_literals, master_solver, options,
                            budget, lp_value, best_bound, certified, stop_reason,
-                           (iterations, heuristic_calls, exact_calls, statuses))
+                           (iterations, heuristic_calls, exact_calls, search_nodes, statuses))
 
 
 def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tuple[int, ...]], penalty: float,
@@ -384,7 +382,9 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
     else:
         covers = (f"every rule set of conjunctions of at most {max_literals} literals (Lagrangian bound of "
                   "the last exact pricing; the LP over all of them was not solved to optimality)")
-    iterations, heuristic_calls, exact_calls, statuses = counts
+    iterations, heuristic_calls, exact_calls, search_nodes, statuses = counts
     return ColumnGenerationResult(
-        selected, objective, lp_value, best_bound, certified, covers, final, stop_reason, gap, fallback, reason, start_objective, iterations, len(clauses), heuristic_calls, exact_calls, statuses,
-        budget.meta())
+        selected, objective, lp_value, best_bound, certified, covers, final, stop_reason, gap=gap, fallback=fallback,
+        fallback_reason=reason, start_objective=start_objective, iterations=iterations, n_columns=len(clauses),
+        heuristic_pricing_calls=heuristic_calls, exact_pricing_calls=exact_calls, search_nodes=search_nodes,
+        pricing_statuses=statuses, budget=budget.meta())

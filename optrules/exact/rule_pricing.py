@@ -40,8 +40,8 @@ PARTIAL_ROWS = 256
 @dataclass(frozen=True)
 class PricingResult:
     """Improving clauses found (best first, with their reduced costs), a lower bound on the least
-    reduced cost of any clause of at most D literals (None: no bound), and whether the search
-    completed (then ``lower_bound`` is proven)."""
+    reduced cost of any clause of at most D literals (None: no bound), whether the search
+    completed (then ``lower_bound`` is proven), and the nodes the exact search expanded."""
 
     clauses: list[tuple[tuple[int, ...], float]]
     lower_bound: float | None
@@ -50,15 +50,16 @@ class PricingResult:
 
 
 def beam_pricing(truth: np.ndarray, gain: np.ndarray, kappa: float, max_literals: int, width: int,
-                 limit: int) -> PricingResult:
+                 limit: int, truth_values: np.ndarray | None = None) -> PricingResult:
     """Improving clauses found by beam search, best first, at most ``limit`` (no bound: a heuristic).
 
     The search starts at the empty clause (covering every row) and extends each of the ``width``
     clauses of lowest reduced cost of a level by every literal; a clause stays in the beam only while
-    some extension of it could still have a negative reduced cost.
+    some extension of it could still have a negative reduced cost. ``truth_values``: ``truth`` as
+    floats, when the caller has them.
     """
     n_rows = truth.shape[0]
-    truth_f = truth.astype(np.float64)
+    truth_f = truth.astype(np.float64) if truth_values is None else truth_values
     found: dict[tuple[int, ...], float] = {}
     empty_rc = float(gain.sum()) + kappa
     if empty_rc < -RC_TOLERANCE:

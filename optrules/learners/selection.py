@@ -27,8 +27,12 @@ __all__ = ["greedy_cover"]
 
 
 def greedy_cover(instance: CoverInstance, max_rules: int | None = None,
-                 size: np.ndarray | None = None) -> np.ndarray:
-    """Indices of the chosen candidates, in the order they were chosen; ties to the smaller ``size``."""
+                 size: np.ndarray | None = None, budget: float | None = None,
+                 budget_use: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the chosen candidates, in the order they were chosen; ties to the smaller ``size``.
+
+    With ``budget``, a candidate is chosen only while the ``budget_use`` of the chosen ones (one
+    entry per candidate) stays within it (column generation's complexity budget C)."""
     coverage = instance.coverage
     n_cols = coverage.shape[1]
     size = np.zeros(n_cols) if size is None else np.asarray(size, dtype=float)
@@ -40,7 +44,11 @@ def greedy_cover(instance: CoverInstance, max_rules: int | None = None,
     available = np.ones(n_cols, dtype=bool)
     chosen: list[int] = []
     limit = n_cols if max_rules is None else min(int(max_rules), n_cols)
+    use = None if budget is None else np.asarray(budget_use, dtype=float)
+    spent = 0.0
     while len(chosen) < limit:
+        if use is not None:
+            available &= spent + use <= budget + 1e-9
         candidates = np.flatnonzero(available)
         if candidates.size == 0:
             break
@@ -51,6 +59,8 @@ def greedy_cover(instance: CoverInstance, max_rules: int | None = None,
         best = int(tied[np.lexsort((tied, size[tied]))[0]])
         chosen.append(best)
         available[best] = False
+        if use is not None:
+            spent += use[best]
         newly = active & coverage[:, best]
         # Rows just covered no longer count for any candidate: subtract their value.
         weight -= row_value[newly] @ cov[newly]
