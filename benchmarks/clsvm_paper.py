@@ -10,7 +10,7 @@ previous version of this script (``train_test_split(..., stratify=y, random_stat
 except split 0, which ``train_test_split`` draws with the same splitter and seed; the randomised
 strategies' seeds differ too (the runner gives split k the seed
 ``SeedSequence([0, k])``, not k). C is chosen on the training data only (``C="cv"``:
-``optrules.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
+``optrules.estimators.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
 warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr). car_evaluation is
 binarised as in the paper (30/70): ``unacc`` against the rest, in a CSV the script writes next to the
 runs, so that the splits are stratified on the paper's two classes.

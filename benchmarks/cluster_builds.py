@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import optrules
-from optrules.clsvm import _inputs
+from optrules.estimators.clsvm import _inputs
 from optrules.data import binarize_target, validate_features, validate_target
 from optrules.exact.clsvm import big_m, constant_upper_bound
 from optrules.models import cl, cl_bigm

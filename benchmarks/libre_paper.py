@@ -102,7 +102,7 @@ import optrules
 from optrules.experiments import load_config, run
 from optrules.experiments.run import _positive
 from optrules.experiments.tune import InnerTask, inner_scores, stack_scores
-from optrules.learners.libre import LibreClassifier
+from optrules.estimators import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)

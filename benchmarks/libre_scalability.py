@@ -71,7 +71,7 @@ def run_once(n: int, d: int, positive_share: float, seed: int) -> dict:
     from optrules.cover import CoverInstance
     from optrules.encode import FeatureBinning
     from optrules.learners.boundary import ZeroRows, find_boundary
-    from optrules.learners.libre import _distinct_rows, rank_boundary
+    from optrules.learners.libre import distinct_rows, rank_boundary
     from optrules.learners.selection import greedy_cover
 
     base_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -85,8 +85,8 @@ def run_once(n: int, d: int, positive_share: float, seed: int) -> dict:
     binning = FeatureBinning(method="chimerge", threshold=CHI2_THRESHOLD).fit(X, is_positive)
     chimerge_s = time.perf_counter() - started
     codes = binning.bin_index(X)
-    positives, counts = _distinct_rows(codes[is_positive])
-    negatives, _ = _distinct_rows(codes[~is_positive])
+    positives, counts = distinct_rows(codes[is_positive])
+    negatives, _ = distinct_rows(codes[~is_positive])
     starts, n_bits = binning.starts, binning.n_bits
     pos_rows = ZeroRows.from_codes(positives, starts, n_bits)
     neg_rows = ZeroRows.from_codes(negatives, starts, n_bits)
@@ -135,7 +135,7 @@ def check_against_classifier(n: int, d: int, positive_share: float, seed: int) -
     """The pieces give the same rules as BottomUpClassifier (guards the benchmark's pipeline)."""
     import numpy as np
 
-    from optrules.learners.libre import BottomUpClassifier
+    from optrules.estimators import BottomUpClassifier
 
     X, is_positive = make_data(n, d, positive_share, seed)
     y = np.where(is_positive, "pos", "neg")

@@ -1,6 +1,6 @@
 """CL, the Cluster formulation of the CLSVM paper (Carrizosa, Nogales-Gomez and Romero Morales, (7)-(14)).
 
-    min   sum_{j,l} omegabar_{j,l}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / n) sum_i xi_i           (7)
+    min   sum_{j,l} omegabar_{j,l}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / W) sum_i w_i xi_i        (7)
     s.t.  y_i (sum_{j,l} omegabar_{j,l} z_{j,k_j(i),l} + omega'^T x'_i + b) >= 1 - xi_i   for all i   (8)
           sum_l z_{j,k,l} = 1                                                   for all j, k   (9)
           xi_i >= 0                                                                           (10)
@@ -9,6 +9,10 @@
           z_{j,0,0} = 1: the first category of each feature in its first cluster  (symmetry breaking)
 
 k_j(i) is the category of sample i in clustered feature j (sum_k z_{j,k,l} x_{i,j,k} = z_{j,k_j(i),l}).
+w_i >= 0 is the weight of sample i and W = sum_i w_i; without weights (w_i = 1, W = n) (7) is the
+paper's (C / n) sum_i xi_i, and an integer weight w acts as w copies of the sample (as in the SVM (1),
+``optrules.models.svm``). A sample of weight 0 adds nothing to (7): :meth:`ClusterData.support`
+drops it.
 (8) is bilinear, so CL is a nonconvex MINLP (problem class MINLP; SCIP solves it globally).
 ``relax=True`` gives its continuous relaxation, z in [0, 1]: a nonconvex QCQP (class NLP), solved
 globally by SCIP or locally by Ipopt (``optrules.exact.cl_ipopt`` declares it for cyipopt).
@@ -38,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from optrules.models.matrix import matrix_constraint
+from optrules.models.svm import sample_weights
 from optrules.solvers import ProblemClass
 
 __all__ = ["ClusterData", "CLSolution", "ClusterModel", "Layout", "PyomoCL", "build", "extract", "margin_rows",
@@ -53,7 +58,9 @@ class ClusterData:
     """Inputs of CL and CL-bigM.
 
     ``codes[j]`` gives k_j(i) for every sample (all >= 0 on training data); ``n_categories[j]`` is
-    K_j; ``numeric`` is the n x J' matrix x'; ``y`` in {-1, +1}; ``clusters`` is L (every feature).
+    K_j; ``numeric`` is the n x J' matrix x'; ``y`` in {-1, +1}; ``clusters`` is L (every feature);
+    ``weights`` the sample weights w_i of the hinge losses in (7) / (16): finite, >= 0, with a
+    positive sum (None: every w_i = 1).
     """
 
     codes: tuple[np.ndarray, ...]
@@ -61,10 +68,12 @@ class ClusterData:
     numeric: np.ndarray
     y: np.ndarray
     clusters: int = 2
+    weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.clusters < 1:
             raise ValueError(f"clusters must be >= 1, got {self.clusters}")
+        sample_weights(self.weights, self.n)
         for j, (code, size) in enumerate(zip(self.codes, self.n_categories)):
             if code.size and (code.min() < 0 or code.max() >= size):
                 raise ValueError(f"codes of clustered feature {j} must lie in 0..{size - 1}")
@@ -73,16 +82,47 @@ class ClusterData:
     def n(self) -> int:
         return len(self.y)
 
+    @property
+    def weighted(self) -> bool:
+        """Whether some sample weight differs from 1."""
+        return self.weights is not None and bool((np.asarray(self.weights) != 1.0).any())
+
+    def hinge_weights(self) -> tuple[np.ndarray, float]:
+        """(w, W): every sample's weight in (7) / (16) and their total (ones and n without weights)."""
+        return sample_weights(self.weights, self.n)
+
+    def support(self) -> ClusterData:
+        """The instance on the samples of positive weight (``self`` when there is no weight 0).
+
+        A sample of weight 0 costs nothing in (7) / (16), and xi_i = max(0, 1 - y_i f(x_i)) satisfies
+        its constraint (8) / (17) at every point, so dropping it leaves W and, minimised over xi, the
+        objective as a function of (omegabar, omega', b, z) unchanged: the same optima and bounds,
+        without a cost-free xi_i in the models. The categories stay, a category met only by such
+        samples included (no sample then uses its score).
+        """
+        if self.weights is None or (np.asarray(self.weights) > 0).all():
+            return self
+        keep = np.asarray(self.weights) > 0
+        return ClusterData(tuple(np.asarray(code)[keep] for code in self.codes), self.n_categories,
+                           self.numeric[keep], self.y[keep], self.clusters,
+                           np.asarray(self.weights, dtype=float)[keep])
+
     def digest(self, C: float) -> str:
         """A short fingerprint of the instance of (7)-(14) with this C: fits with the same digest
-        have the same CL objective, so a heuristic's value can be held against an exact bound."""
+        have the same CL objective, so a heuristic's value can be held against an exact bound.
+
+        It is that of :meth:`support` (samples of weight 0 change nothing) and includes the
+        weights when some differs from 1: weights of ones give the unweighted instance's digest."""
+        data = self.support()
         h = hashlib.sha1()
-        for code in self.codes:
+        for code in data.codes:
             h.update(np.ascontiguousarray(code, dtype=np.int64).tobytes())
-        h.update(np.asarray(self.n_categories, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(self.numeric, dtype=np.float64).tobytes())
-        h.update(np.ascontiguousarray(self.y, dtype=np.float64).tobytes())
-        h.update(np.array([self.clusters, C], dtype=np.float64).tobytes())
+        h.update(np.asarray(data.n_categories, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(data.numeric, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(data.y, dtype=np.float64).tobytes())
+        if data.weighted:
+            h.update(np.ascontiguousarray(data.weights, dtype=np.float64).tobytes())
+        h.update(np.array([data.clusters, C], dtype=np.float64).tobytes())
         return h.hexdigest()[:16]
 
 
@@ -173,7 +213,8 @@ def start_point(data: ClusterData, layout: Layout, assignment: Sequence[np.ndarr
 def objective_value(data: ClusterData, C: float, omegabar: np.ndarray, omega_numeric: np.ndarray,
                     xi: np.ndarray) -> float:
     """(7) / (16) at a point."""
-    return float((omegabar ** 2).sum() / 2 + (omega_numeric ** 2).sum() / 2 + C / data.n * xi.sum())
+    w, total = data.hinge_weights()
+    return float((omegabar ** 2).sum() / 2 + (omega_numeric ** 2).sum() / 2 + C / total * (w * xi).sum())
 
 
 class ClusterModel(ABC):
@@ -242,11 +283,13 @@ def pyomo_cluster_model(data: ClusterData, layout: Layout, C: float, relax: bool
     """The Pyomo model with what CL and CL-bigM share: variables omegabar (j, l) (within
     +-``omegabar_bound[j]`` when given), omega_numeric, b, xi >= 0 (10), z (k, l) binary (11) or in
     [0, 1], the objective (7) / (16) with C a mutable parameter, (9) / (18), and the symmetry
-    breaking z_{offsets[j], 0} = 1 as fixed variables."""
+    breaking z_{offsets[j], 0} = 1 as fixed variables. The hinge term of the objective is
+    (C / W) sum_i w_i xi_i (``ClusterData.hinge_weights``)."""
     import pyomo.environ as pyo
     from pyomo.core.expr.numeric_expr import LinearExpression
 
     J, K, L, P, n = layout.J, layout.K, data.clusters, data.numeric.shape[1], data.n
+    w, total = data.hinge_weights()
     m = pyo.ConcreteModel(name=name)  # the callers build inside PauseGC (a variable per sample)
     if omegabar_bound is None:
         m.omegabar = pyo.Var(range(J), range(L))  # (12)
@@ -259,7 +302,7 @@ def pyomo_cluster_model(data: ClusterData, layout: Layout, C: float, relax: bool
     m.C = pyo.Param(initialize=float(C), mutable=True)
     m.obj = pyo.Objective(  # (7) / (16)
         expr=sum(v ** 2 for v in m.omegabar.values()) / 2 + sum(v ** 2 for v in m.omega_numeric.values()) / 2
-        + m.C / n * LinearExpression(constant=0.0, linear_coefs=[1.0] * n, linear_vars=list(m.xi.values())),
+        + m.C / total * LinearExpression(constant=0.0, linear_coefs=w.tolist(), linear_vars=list(m.xi.values())),
         sense=pyo.minimize)
     m.eq9 = matrix_constraint(assignment_rows(layout, L), list(m.z.values()), lower=1.0, upper=1.0)
     for k in layout.offsets.tolist():  # symmetry breaking: first category of each feature in the first cluster

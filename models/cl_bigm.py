@@ -4,7 +4,7 @@ CL's bilinear term omegabar_{j,l} z_{j,k,l} becomes a variable omegatilde_{j,k,l
 constraints; M_j is a bound on |omegabar_{j,l}| valid at every optimum (``optrules.exact.clsvm``
 derives it from a feasible point, see docs/methods/clsvm.md):
 
-    min   sum_{j,l} omegabar_{j,l}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / n) sum_i xi_i        (16)
+    min   sum_{j,l} omegabar_{j,l}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / W) sum_i w_i xi_i     (16)
     s.t.  y_i (sum_{j,l} omegatilde_{j,k_j(i),l} + omega'^T x'_i + b) >= 1 - xi_i   for all i   (17)
           sum_l z_{j,k,l} = 1                                              for all j, k   (18)
           omegatilde_{j,k,l} <= omegabar_{j,l} + M_j (1 - z_{j,k,l})                         (19)
@@ -14,7 +14,10 @@ derives it from a feasible point, see docs/methods/clsvm.md):
           xi_i >= 0;  z in {0, 1};  omegabar, omega', omegatilde, b free                (23)-(28)
           z_{j,0,0} = 1 (symmetry breaking);  |omegabar_{j,l}|, |omegatilde_{j,k,l}| <= M_j (valid at every optimum)
 
-A convex MIQP (problem class MIQP, solved by SCIP or Gurobi); with z in [0, 1] (``relax=True``) a
+with the sample weights w_i and their total W of (7) (``optrules.models.cl``; w_i = 1, W = n without
+weights: the paper's (C / n) sum_i xi_i). M_j bounds |omegabar_{j,l}| through the objective value
+(sum_l omegabar_{j,l}^2 / 2 <= (16) <= UB), which the weights do not change: the hinge term is >= 0
+for any w_i >= 0. A convex MIQP (problem class MIQP, solved by SCIP or Gurobi); with z in [0, 1] (``relax=True``) a
 convex QP (Clarabel, OSQP, HiGHS, SCIP). Both modelling layers build it from the same matrices, one
 block per equation: (17) one row per sample (``optrules.models.cl.margin_rows``), (18) one row per
 category, (19)-(22) one row per category and cluster. ``modeller="pyomo"``: Pyomo
@@ -31,6 +34,7 @@ import scipy.sparse as sp
 from optrules.models.cl import (ClusterData, ClusterModel, CLSolution, Layout, assignment_rows, margin_rows,
                                 pyomo_cluster_model, pyomo_cluster_values, pyomo_point, start_point)
 from optrules.models.matrix import matrix_constraint
+from optrules.models.svm import weighted_sum
 from optrules.solvers import ProblemClass
 
 __all__ = ["MODELLERS", "DEFAULT_MODELLER", "BigMModel", "build", "extract", "linking_rows", "problem_class"]
@@ -133,6 +137,7 @@ class CvxpyBigM(BigMModel):
 
         layout, L, n, P = self.layout, data.clusters, data.n, data.numeric.shape[1]
         J, K = layout.J, layout.K
+        w, total = data.hinge_weights()
         bound_bar = np.repeat(M, L)
         self.omegabar = cp.Variable(J * L, name="omegabar", bounds=[-bound_bar, bound_bar])
         self.omega_numeric = cp.Variable(P, name="omega_numeric") if P else None
@@ -151,7 +156,8 @@ class CvxpyBigM(BigMModel):
         for A, lower, upper in linking_rows(layout, L, M).values():  # (19)-(22)
             constraints += _bounded(A @ columns, lower, upper)
         penalty = cp.sum_squares(self.omegabar) / 2 + (cp.sum_squares(self.omega_numeric) / 2 if P else 0)
-        self.problem = cp.Problem(cp.Minimize(penalty + self.C_parameter / n * cp.sum(self.xi)), constraints)  # (16)
+        hinge = self.C_parameter / total * weighted_sum(self.xi, w)
+        self.problem = cp.Problem(cp.Minimize(penalty + hinge), constraints)  # (16)
 
     @property
     def model(self) -> Any:

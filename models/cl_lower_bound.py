@@ -5,12 +5,14 @@ cluster l, so the feature's penalty sum_l omegabar_{j,l}^2 / 2 is at least max_k
 Replacing the clustered scores by free per-category scores with that penalty therefore gives a
 convex problem whose optimum is a lower bound on (7):
 
-    min   sum_j mu_j max_k omega_{j,k}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / n) sum_i xi_i   (LB)
+    min   sum_j mu_j max_k omega_{j,k}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / W) sum_i w_i xi_i   (LB)
     s.t.  y_i (sum_j omega_{j,k_j(i)} + omega'^T x'_i + b) >= 1 - xi_i,   xi_i >= 0
 
-with mu_j = 1 for every feature. With mu_j = 0 for one feature j (its scores free) the optimum
-LB_{-j} bounds from below everything in (7) except feature j's penalty, so at any optimum of CL
-whose value is at most a feasible value UB,
+with mu_j = 1 for every feature and the hinge term of (7) itself, sample weights w_i >= 0 and their
+total W included (w_i = 1, W = n without weights): the argument never looks at the hinge term, so
+the bound holds for the weighted (7) as for the paper's. With mu_j = 0 for one feature j (its scores
+free) the optimum LB_{-j} bounds from below everything in (7) except feature j's penalty, so at any
+optimum of CL whose value is at most a feasible value UB,
 
     sum_l omegabar_{j,l}^2 / 2 <= UB - LB_{-j},   hence   |omegabar_{j,l}| <= M_j = sqrt(2 (UB - LB_{-j})).
 
@@ -25,6 +27,7 @@ import cvxpy as cp
 import numpy as np
 
 from optrules.models.cl import ClusterData
+from optrules.models.svm import weighted_sum
 from optrules.solvers import ProblemClass
 
 __all__ = ["LowerBoundModel", "build", "problem_class"]
@@ -43,6 +46,7 @@ class LowerBoundModel:
 def build(data: ClusterData, C: float) -> LowerBoundModel:
     """(LB) with every feature penalised (mu = 1); set ``model.mu.value`` to free features."""
     n = data.n
+    weights, total = data.hinge_weights()
     J = len(data.n_categories)
     omega = [cp.Variable(k, name=f"omega_{j}") for j, k in enumerate(data.n_categories)]
     mu = cp.Parameter(J, nonneg=True, value=np.ones(J), name="mu")
@@ -58,4 +62,4 @@ def build(data: ClusterData, C: float) -> LowerBoundModel:
         score = score + data.numeric @ v
         penalty = penalty + cp.sum_squares(v) / 2
     constraints = [cp.multiply(data.y.astype(float), score) >= 1 - xi, xi >= 0]
-    return LowerBoundModel(cp.Problem(cp.Minimize(penalty + C / n * cp.sum(xi)), constraints), mu)
+    return LowerBoundModel(cp.Problem(cp.Minimize(penalty + C / total * weighted_sum(xi, weights)), constraints), mu)

@@ -1,12 +1,13 @@
 """optrules: interpretable classifiers learned by mathematical optimization, exact and heuristic side by side."""
 
-from optrules.clsvm import CLSVMClassifier
 from optrules.cover import CoverInstance
 from optrules.data import Schema, validate_features, validate_target
 from optrules.datasets import list_datasets, load, load_csv
-from optrules.estimators import RulesetClassifier, SetCoverClassifier, package_version
-from optrules.learners.decision_list import DecisionListClassifier
-from optrules.learners.libre import BottomUpClassifier, LibreClassifier
+from optrules.estimators import (BottomUpClassifier, CLSVMClassifier, ColumnGenerationClassifier,
+                                 DecisionListClassifier, LibreClassifier, RulesetClassifier, SetCoverClassifier,
+                                 package_version)
+from optrules.exceptions import (CategoryWarning, DegenerateFitWarning, InvalidParameterError, OptrulesWarning,
+                                 PositiveClassWarning)
 from optrules.registry import METHODS, fit, get_method, make_estimator
 from optrules.ruleset import (
     CategoricalCondition,
@@ -17,6 +18,7 @@ from optrules.ruleset import (
     Rule,
     Ruleset,
 )
+from optrules.scoring import positive_f1
 from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, solve
 
 __version__ = package_version()
@@ -26,13 +28,19 @@ __all__ = [
     "CLSVMClassifier",
     "LibreClassifier",
     "CategoricalCondition",
+    "CategoryWarning",
+    "ColumnGenerationClassifier",
     "Condition",
     "CoverInstance",
     "DecisionListClassifier",
+    "DegenerateFitWarning",
+    "InvalidParameterError",
     "Interval",
     "LinearTerm",
     "METHODS",
     "NumericCondition",
+    "OptrulesWarning",
+    "PositiveClassWarning",
     "ProblemClass",
     "Rule",
     "Ruleset",
@@ -48,6 +56,7 @@ __all__ = [
     "load",
     "load_csv",
     "make_estimator",
+    "positive_f1",
     "solve",
     "validate_features",
     "validate_target",

@@ -4,7 +4,7 @@ Every feature becomes a set of Boolean *literals*, each a :class:`~optrules.rule
 
 - a numeric feature gives, for each threshold t, ``x <= t`` and ``x > t``; the thresholds are the
   sample quantiles of the training column at 1/(q+1), ..., q/(q+1) (``n_thresholds`` = q; the
-  paper's deciles are q = 9), duplicates removed;
+  paper's deciles are q = 9; numpy's default, linear, quantiles), duplicates removed;
 - a categorical feature gives ``x == c`` and ``x != c`` for each training category c;
 - a feature with missing values in training also gives ``x is missing`` and ``x is not missing``.
 
@@ -15,6 +15,12 @@ say how it treats missing values; this is the package's choice (docs/methods/col
 Literals that are constant on the training data (true or false for every sample) are dropped, and
 of literals with identical training columns only the first is kept (``x != a`` of a two-category
 feature is ``x == b``, listed before it): neither changes what a conjunction can cover on the training data.
+
+With sample ``weights`` (one non-negative float per row) the quantiles are weighted: a row of weight
+w counts as w copies of its value (fractional weights as fractional copies), so an integer weight
+gives the thresholds of that many copies of the row. A row of weight 0 takes no part: its value, its
+category or its missing value makes no literal, and whether a literal is constant or a duplicate is
+decided on the rows of positive weight (the truth table still has a row for every sample).
 """
 
 from __future__ import annotations
@@ -58,20 +64,40 @@ class Literals:
         return out
 
 
-def _quantile_thresholds(values: np.ndarray, n_thresholds: int) -> np.ndarray:
-    present = values[~np.isnan(values)]
-    if present.size == 0:
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """``np.quantile(values, levels)`` (method "linear") of the sample in which each value is repeated
+    by its weight: the virtual index ``(W - 1) * level`` into that sample of total weight W, its
+    floor and the next index read off the cumulative weights, and numpy's interpolation between
+    them. With unit weights this is ``np.quantile`` bit for bit; with integer weights, that of the
+    repeated values (cumulative weights below 2**53 are exact)."""
+    order = np.argsort(values, kind="stable")
+    ordered, cumulative = values[order], np.cumsum(weights[order])
+    virtual = (cumulative[-1] - 1) * levels
+    below = np.floor(virtual)
+    last = ordered.size - 1
+    low = ordered[np.minimum(np.searchsorted(cumulative, below, side="right"), last)]
+    high = ordered[np.minimum(np.searchsorted(cumulative, below + 1, side="right"), last)]
+    gamma = virtual - below
+    step = high - low
+    return np.where(gamma >= 0.5, high - step * (1 - gamma), low + step * gamma)  # numpy's _lerp
+
+
+def _quantile_thresholds(values: np.ndarray, weights: np.ndarray, n_thresholds: int) -> np.ndarray:
+    """The distinct weighted quantiles at 1/(q+1), ..., q/(q+1) of the present values of positive weight."""
+    present = ~np.isnan(values) & (weights > 0)
+    if not present.any():
         return np.zeros(0)
     levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
-    return np.unique(np.quantile(present, levels))
+    return np.unique(_weighted_quantiles(values[present], weights[present], levels))
 
 
-def _numeric_literals(feature: str, values: np.ndarray, n_thresholds: int) -> list[Condition]:
+def _numeric_literals(feature: str, values: np.ndarray, weights: np.ndarray, live: slice | np.ndarray,
+                      n_thresholds: int) -> list[Condition]:
     out: list[Condition] = []
-    for t in _quantile_thresholds(values, n_thresholds).tolist():
+    for t in _quantile_thresholds(values, weights, n_thresholds).tolist():
         out.append(NumericCondition(feature, [Interval(-math.inf, t, True, True)]))   # x <= t
         out.append(NumericCondition(feature, [Interval(t, math.inf, False, True)]))   # x > t
-    if np.isnan(values).any():
+    if np.isnan(values[live]).any():
         out.append(CategoricalCondition(feature, [], missing=True))                   # x is missing
         out.append(NumericCondition(feature, [Interval(-math.inf, math.inf, True, True)]))  # x is not missing
     return out
@@ -88,29 +114,37 @@ def _categorical_literals(feature: str, column: np.ndarray) -> list[Condition]:
     return out
 
 
-def binarize(X: pd.DataFrame, schema: Schema, n_thresholds: int = DEFAULT_THRESHOLDS) -> Literals:
-    """The literals of the validated frame ``X`` (``optrules.data.validate_features``), see the module docstring."""
+def binarize(X: pd.DataFrame, schema: Schema, n_thresholds: int = DEFAULT_THRESHOLDS,
+             weights: np.ndarray | None = None) -> Literals:
+    """The literals of the validated frame ``X`` (``optrules.data.validate_features``), its rows
+    weighing ``weights`` (None: 1 each); see the module docstring."""
     if not isinstance(n_thresholds, (int, np.integer)) or isinstance(n_thresholds, bool) or n_thresholds < 1:
         raise ValueError(f"n_thresholds must be an integer >= 1, got {n_thresholds!r}")
+    weights = np.ones(len(X)) if weights is None else np.asarray(weights, dtype=float)
+    if weights.shape != (len(X),):
+        raise ValueError(f"X has {len(X)} samples but weights has shape {weights.shape}")
+    # the rows that decide which literals there are: those of positive weight (a view when all are)
+    live: slice | np.ndarray = slice(None) if (weights > 0).all() else weights > 0
     conditions: list[Condition] = []
     feature_of: list[int] = []
     columns: list[np.ndarray] = []
     for index, feature in enumerate(schema.features):
         column = X[feature].to_numpy()
         if schema.categorical[index]:
-            literals = _categorical_literals(feature, column)
+            literals = _categorical_literals(feature, column[live])
         else:
-            literals = _numeric_literals(feature, column.astype(float), int(n_thresholds))
+            literals = _numeric_literals(feature, column.astype(float), weights, live, int(n_thresholds))
         for condition in literals:
             truth = condition.evaluate(column)
-            if truth.all() or not truth.any():
+            decisive = truth[live]
+            if decisive.all() or not decisive.any():
                 continue
             conditions.append(condition)
             feature_of.append(index)
             columns.append(truth)
     matrix = np.column_stack(columns) if columns else np.zeros((len(X), 0), dtype=bool)
     if matrix.shape[1]:
-        _, first = np.unique(np.packbits(matrix, axis=0).T, axis=0, return_index=True)
+        _, first = np.unique(np.packbits(matrix[live], axis=0).T, axis=0, return_index=True)
         keep = np.sort(first)
         conditions = [conditions[j] for j in keep.tolist()]
         feature_of = [feature_of[j] for j in keep.tolist()]

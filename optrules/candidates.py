@@ -14,6 +14,15 @@ are popcounts. Candidates are then kept if they cover a larger share of the posi
 negatives (local support, as in LIBRE's filter), deduplicated by coverage (fewest atoms kept), and
 the ``max_candidates`` best are returned, ranked by exclusiveness lsup+ / (lsup+ + lsup-), then
 positive support, then fewer atoms. A missing value satisfies no atom.
+
+With sample ``weights`` (one non-negative float per row) every count above is a sum of weights: the
+supports, ``min_support`` (a share of the positives' weight; a candidate needs positive support
+weight above 0 too, as it needs one positive without weights), the local supports and the ranking,
+and the discretisation (weighted ChiMerge counts, weighted quantiles). Integer weights give exactly
+the candidates and supports of that many copies of each row. Rows of weight 0 take no part in the
+mining (supports, deduplication by coverage), as if removed; the returned coverage still has a row
+for every sample. Unit weights take the popcount path, hence today's results bit for bit; other
+weights take supports from matrix products of the unpacked coverage with the weight vector.
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ __all__ = ["CandidateRules", "mine_candidates", "numeric_atoms", "DEFAULT_MAX_IN
 #: ChiMerge at the papers' thresholds keeps hundreds of bins on noisy columns (adult's fnlwgt: ~1,200),
 #: which multiplies the conjunctions; candidates cap each numeric feature at this many bins by default.
 DEFAULT_MAX_INTERVALS = 6
+#: Memory budget (bytes) of the unpacked parent coverage in one block of the weighted supports.
+WEIGHTED_BLOCK_BYTES = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -62,13 +73,14 @@ def numeric_atoms(feature: str, bins: Bins) -> list[NumericCondition]:
     return atoms
 
 
-def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretization: str,
-           discretization_params: dict) -> tuple[list[Condition], np.ndarray, np.ndarray]:
+def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, weights: np.ndarray | None,
+           discretization: str, discretization_params: dict) -> tuple[list[Condition], np.ndarray, np.ndarray]:
     """All atoms, their feature index, and their coverage (samples x atoms).
 
     The coverage is what each atom's ``evaluate`` gives, computed a column at a time: a categorical
     column is factorised once (with the hashing pandas' ``isin`` uses), a numeric one compared with
-    each interval's ends (a missing value satisfies no atom)."""
+    each interval's ends (a missing value satisfies no atom). Numeric columns are discretised with
+    the rows weighing ``weights`` (None: 1 each)."""
     conditions: list[Condition] = []
     feature_of: list[int] = []
     masks: list[np.ndarray] = []
@@ -83,7 +95,7 @@ def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, discretizat
             values = column.astype(float)
             if np.isnan(values).all():
                 continue
-            bins = discretize(values, is_positive, method=discretization, **discretization_params)
+            bins = discretize(values, is_positive, method=discretization, weights=weights, **discretization_params)
             numeric = numeric_atoms(feature, bins)
             masks.extend(atom.intervals[0].contains(values) for atom in numeric)
             atoms = list(numeric)
@@ -116,6 +128,44 @@ class _Level:
         if self.bits is not None:
             return row_hashes(np.ascontiguousarray(self.bits))
         return joined_hashes(np.ascontiguousarray(self.parent_bits), atom_bits, self.parents, self.atoms)
+
+
+def _weighted_extensions(parent_bits: np.ndarray, weighted_pos: np.ndarray, weighted_neg: np.ndarray,
+                         first_atom: np.ndarray,
+                         min_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The weighted twin of ``extension_supports``: for each parent p and atom a >= first_atom[p], the
+    summed positive and negative weights of the rows parent & atom covers; returns (parent, atom,
+    positive weight, negative weight) of the pairs whose positive weight is above 0 and at least
+    ``min_weight``, in (parent, atom) order.
+
+    ``parent_bits`` are packed over rows that list the positives first, then the negatives;
+    ``weighted_pos`` / ``weighted_neg`` are the atoms' coverage of those positive / negative rows
+    times each row's weight (float64). The supports are products of the unpacked parent coverage
+    with them, a block of parents at a time, the negative ones only for the parents and atoms of
+    some frequent pair (float64: sums of integer weights are exact, so integer weights give the
+    counts of the repeated rows)."""
+    n_pos_rows, n_atoms = weighted_pos.shape
+    n_rows = n_pos_rows + weighted_neg.shape[0]
+    block = max(1, WEIGHTED_BLOCK_BYTES // (8 * max(n_rows, 1)))
+    parents, atoms, positives, negatives = [], [], [], []
+    for start in range(0, parent_bits.shape[0], block):
+        cover = unpack_bits(parent_bits[start:start + block], n_rows)  # (parents of the block, rows)
+        pos = cover[:, :n_pos_rows].astype(np.float64) @ weighted_pos
+        allowed = np.arange(n_atoms)[None, :] >= first_atom[start:start + cover.shape[0], None]
+        frequent = allowed & (pos > 0) & (pos >= min_weight)
+        some_parent, some_atom = frequent.any(axis=1), frequent.any(axis=0)
+        neg = np.zeros_like(pos)
+        neg[np.ix_(some_parent, some_atom)] = (cover[some_parent, n_pos_rows:].astype(np.float64)
+                                               @ weighted_neg[:, some_atom])
+        p, a = np.nonzero(frequent)
+        parents.append(p + start)
+        atoms.append(a)
+        positives.append(pos[p, a])
+        negatives.append(neg[p, a])
+    if not parents:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    return (np.concatenate(parents).astype(np.int64), np.concatenate(atoms).astype(np.int64),
+            np.concatenate(positives), np.concatenate(negatives))
 
 
 def _distinct_in_order(levels: list[_Level], ranked: np.ndarray, atom_bits: np.ndarray,
@@ -153,8 +203,10 @@ def mine_candidates(
     max_candidates: int = 500,
     discretization: str = "chimerge",
     discretization_params: dict | None = None,
+    weights: np.ndarray | None = None,
 ) -> CandidateRules:
-    """Mine candidate conjunctions from validated data (see the module docstring)."""
+    """Mine candidate conjunctions from validated data, its rows weighing ``weights`` (one
+    non-negative float per row; None: 1 each); see the module docstring."""
     if max_len < 1:
         raise ValueError(f"max_len must be at least 1, got {max_len}")
     if not 0.0 <= min_support <= 1.0:
@@ -163,20 +215,37 @@ def mine_candidates(
         raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
     is_positive = np.asarray(is_positive, dtype=bool)
     n = len(is_positive)
-    n_pos, n_neg = int(is_positive.sum()), int((~is_positive).sum())
-    min_count = max(1, math.ceil(min_support * n_pos))
+    if weights is not None:
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape != is_positive.shape:
+            raise ValueError(f"weights has shape {weights.shape} for {n} samples")
+        if (weights == 1.0).all():
+            weights = None  # unit weights: the popcount path, bit for bit today's unweighted mining
 
     params = dict(discretization_params or {})
     if discretization == "chimerge":
         params.setdefault("max_intervals", DEFAULT_MAX_INTERVALS)
-    conditions, feature_of, atom_cover = _atoms(X, schema, is_positive, discretization, params)
-    atom_bits = pack_bits(atom_cover.T)  # one bitset over the samples per atom
-    pos_bits = pack_bits(is_positive[None, :])[0]
-    neg_bits = pack_bits(~is_positive[None, :])[0]
-
-    atom_pos = np.bitwise_count(atom_bits & pos_bits).sum(axis=-1).astype(np.int64)
-    atom_neg = np.bitwise_count(atom_bits & neg_bits).sum(axis=-1).astype(np.int64)
-    frequent = np.flatnonzero(atom_pos >= min_count)
+    conditions, feature_of, atom_cover = _atoms(X, schema, is_positive, weights, discretization, params)
+    if weights is None:
+        n_pos, n_neg = int(is_positive.sum()), int((~is_positive).sum())
+        min_count = max(1, math.ceil(min_support * n_pos))
+        atom_bits = pack_bits(atom_cover.T)  # one bitset over the samples per atom
+        pos_bits = pack_bits(is_positive[None, :])[0]
+        neg_bits = pack_bits(~is_positive[None, :])[0]
+        atom_pos = np.bitwise_count(atom_bits & pos_bits).sum(axis=-1).astype(np.int64)
+        atom_neg = np.bitwise_count(atom_bits & neg_bits).sum(axis=-1).astype(np.int64)
+        frequent = np.flatnonzero(atom_pos >= min_count)
+    else:  # only the rows of positive weight are mined (a row of weight 0 acts as no row), positives first
+        pos_rows = np.flatnonzero(is_positive & (weights > 0))
+        neg_rows = np.flatnonzero(~is_positive & (weights > 0))
+        n_pos, n_neg = float(weights[pos_rows].sum()), float(weights[neg_rows].sum())
+        min_weight = min_support * n_pos
+        weighted_pos = atom_cover[pos_rows] * weights[pos_rows, None]  # (rows x atoms) float64
+        weighted_neg = atom_cover[neg_rows] * weights[neg_rows, None]
+        atom_bits = pack_bits(atom_cover[np.concatenate([pos_rows, neg_rows])].T)
+        atom_pos, atom_neg = weighted_pos.sum(axis=0), weighted_neg.sum(axis=0)
+        frequent = np.flatnonzero((atom_pos > 0) & (atom_pos >= min_weight))
+        weighted_pos, weighted_neg = weighted_pos[:, frequent], weighted_neg[:, frequent]
     atom_bits_f, feature_f = np.ascontiguousarray(atom_bits[frequent]), feature_of[frequent]
     # atoms come feature by feature, so those on a later feature than f start at after_feature[f]
     after_feature = np.searchsorted(feature_f, np.arange(len(schema.features)), side="right")
@@ -190,8 +259,12 @@ def mine_candidates(
             break
         last_feature = np.array([feature_f[items[-1]] for items in parent_level.items], dtype=np.int64)
         parent_bits = np.ascontiguousarray(parent_level.bits)
-        parent, atom, pos, neg = extension_supports(parent_bits, atom_bits_f, pos_bits, neg_bits,
-                                                    after_feature[last_feature], min_count)
+        if weights is None:
+            parent, atom, pos, neg = extension_supports(parent_bits, atom_bits_f, pos_bits, neg_bits,
+                                                        after_feature[last_feature], min_count)
+        else:
+            parent, atom, pos, neg = _weighted_extensions(parent_bits, weighted_pos, weighted_neg,
+                                                          after_feature[last_feature], min_weight)
         items = [parent_level.items[p] + (int(a),) for p, a in zip(parent.tolist(), atom.tolist())]
         if length < max_len:
             levels.append(_Level(items, pos, neg, bits=parent_bits[parent] & atom_bits_f[atom]))
@@ -202,8 +275,16 @@ def mine_candidates(
     offsets = np.cumsum([0] + [len(level.items) for level in levels])[:-1]
     pos_support = np.concatenate([level.pos for level in levels]).astype(float)
     neg_support = np.concatenate([level.neg for level in levels]).astype(float)
-    lsup_pos = pos_support / max(n_pos, 1)
-    lsup_neg = neg_support / max(n_neg, 1)
+    if weights is not None and found_items:
+        # Float sums of the same weights in another order may differ in their last bits: every
+        # conjunction of one coverage (both hashes equal) takes the support of the first, so that
+        # they tie exactly in the ranking and the fewest atoms win, as with counts.
+        hashes = np.concatenate([level.hashes(atom_bits_f) for level in levels])
+        _, first, inverse = np.unique(hashes, axis=0, return_index=True, return_inverse=True)
+        canonical = first[inverse.ravel()]
+        pos_support, neg_support = pos_support[canonical], neg_support[canonical]
+    lsup_pos = pos_support / (n_pos or 1)
+    lsup_neg = neg_support / (n_neg or 1)
     keep = np.flatnonzero(lsup_pos > lsup_neg)
     length = np.array([len(items) for items in found_items], dtype=int)
     exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
@@ -211,6 +292,11 @@ def mine_candidates(
     order = order[_distinct_in_order(levels, order, atom_bits_f, offsets)][:max_candidates]
 
     conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
-    coverage = (unpack_bits(_rows(levels, order, atom_bits_f, offsets), n).T if len(order)
-                else np.zeros((n, 0), dtype=bool))
+    if not len(order):
+        coverage = np.zeros((n, 0), dtype=bool)
+    elif weights is None:
+        coverage = unpack_bits(_rows(levels, order, atom_bits_f, offsets), n).T
+    else:  # the bitsets leave out the rows of weight 0: every sample's coverage from its atoms
+        coverage = np.column_stack([atom_cover[:, frequent[list(found_items[k])]].all(axis=1)
+                                    for k in order.tolist()])
     return CandidateRules(conjunctions, coverage, len(found_items))

@@ -61,23 +61,23 @@ def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str,
 
 
 def _fit_command(args: argparse.Namespace) -> int:
-    X, y = load(args.dataset)
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver
     if args.time_limit is not None:
         params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
-    estimator_class = METHODS[args.method].estimator if args.method in METHODS else None
+    if args.positive is not None and "positive" in METHODS[args.method].estimator().get_params():
+        params.setdefault("positive", args.positive)
+    estimator = make_estimator(args.method, **params)  # every parameter checked before the data is read
+    X, y = load(args.dataset)
     positive = args.positive if args.positive is not None else y.attrs.get("positive")
     if positive is None:
         positive = y.value_counts().idxmin()
-    if estimator_class is not None and "positive" in estimator_class().get_params():
-        params.setdefault("positive", positive)
-    estimator = make_estimator(args.method, **params)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
     estimator.fit(X_train, y_train)
     ruleset = estimator.ruleset_
+    positive = ruleset.positive if ruleset.positive is not None else positive
     print(f"# {args.method} on {args.dataset}: {len(X_train)} training / {len(X_test)} test samples, "
           f"positive class {positive!r}\n")
     print(ruleset)

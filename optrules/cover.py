@@ -27,8 +27,9 @@ __all__ = ["CoverInstance", "ReducedCover"]
 @dataclass(frozen=True)
 class CoverInstance:
     """``coverage[i, j]``: candidate j covers row i; each row weighs ``pos_weight[i]`` positives and
-    ``neg_weight[i]`` negatives (1/0 or 0/1 for raw samples, counts after merging). Costs are
-    non-negative as users give them; a reduced instance may hold negative ones (see ``reduce``)."""
+    ``neg_weight[i]`` negatives (1/0 or 0/1 for raw samples, w/0 or 0/w for a sample of weight w,
+    summed weights after merging). Costs are non-negative as users give them; a reduced instance
+    may hold negative ones (see ``reduce``)."""
 
     coverage: np.ndarray
     pos_weight: np.ndarray
@@ -53,12 +54,19 @@ class CoverInstance:
 
     @classmethod
     def from_samples(cls, coverage: np.ndarray, is_positive: np.ndarray, alpha: float,
-                     cost: np.ndarray | None = None) -> CoverInstance:
-        """One row per training sample."""
+                     cost: np.ndarray | None = None, weights: np.ndarray | None = None) -> CoverInstance:
+        """One row per training sample, weighing its sample weight (``weights``, one non-negative
+        float per row; None: 1 each) as a positive or as a negative. A row of weight 0 counts in
+        no objective term (``reduce`` drops it), so it acts as if it were not there."""
         is_positive = np.asarray(is_positive, dtype=bool)
         n_cols = np.asarray(coverage).shape[1]
-        return cls(coverage, is_positive.astype(float), (~is_positive).astype(float),
-                   np.zeros(n_cols) if cost is None else cost, alpha)
+        pos_weight, neg_weight = is_positive.astype(float), (~is_positive).astype(float)
+        if weights is not None:
+            weights = np.asarray(weights, dtype=float)
+            if weights.shape != is_positive.shape:
+                raise ValueError(f"weights has {weights.shape[0]} entries for {is_positive.shape[0]} samples")
+            pos_weight, neg_weight = pos_weight * weights, neg_weight * weights
+        return cls(coverage, pos_weight, neg_weight, np.zeros(n_cols) if cost is None else cost, alpha)
 
     @property
     def n_candidates(self) -> int:

@@ -8,19 +8,30 @@ input gives the same clear error whatever the method.
 - numpy arrays: every column is numeric unless its index is listed in ``categorical=``.
 - labels: any hashable values; binary methods take ``positive=`` (default: the minority class) and
   treat every other class as negative.
+- sample weights: :func:`validate_sample_weight` (one non-negative, finite weight per row).
+- rare categories: :func:`group_categories` replaces them at fit by one token, :data:`OTHER`, and the
+  returned :class:`CategoryGroups` rewrites the learned rules back into the real values.
+- predict time: :func:`align_categories` matches categorical values that arrive under another type
+  than in training (the string ``'1'`` for the integer ``1``) and warns when many were never seen.
 """
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Hashable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import DataConversionWarning
 
-__all__ = ["Schema", "BinaryTarget", "validate_features", "validate_target", "binarize_target",
-           "class_order"]
+from optrules.exceptions import CategoryWarning
+from optrules.ruleset import CategoricalCondition, Condition, Ruleset
+
+__all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
+           "validate_sample_weight", "binarize_target", "class_order", "group_categories", "align_categories"]
 
 
 @dataclass(frozen=True)
@@ -151,19 +162,29 @@ def _object_vector(values: Sequence[Any]) -> np.ndarray:
 
 def validate_target(y: Any, n_samples: int) -> np.ndarray:
     """Labels as a 1-d object array; errors for NaN labels, a length mismatch, a continuous target,
-    or fewer than two classes."""
+    or fewer than two classes.
+
+    A column vector (shape ``(n, 1)``: a 2-d array or a one-column DataFrame) is read as its one
+    column, with scikit-learn's ``DataConversionWarning``.
+    """
     if y is None:
         raise ValueError("this classifier requires y to be passed, but the target y is None")
+    column_vector = False
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"y must be one column of labels, got {y.shape[1]} columns")
         y = y.iloc[:, 0]
+        column_vector = True
     if isinstance(y, (list, tuple)) and any(isinstance(v, tuple) for v in y):
         labels = _object_vector(list(y))  # tuple labels: np.asarray would read them as rows of a 2-d array
     else:
         labels = np.asarray(y, dtype=object)
     if labels.ndim == 2 and labels.shape[1] == 1:
         labels = labels[:, 0]
+        column_vector = True
+    if column_vector:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape "
+                      "of y to (n_samples, ), for example using ravel().", DataConversionWarning, stacklevel=3)
     if labels.ndim != 1:
         raise ValueError(f"y must be 1-dimensional, got shape {labels.shape}")
     if labels.shape[0] != n_samples:
@@ -214,3 +235,367 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> Bin
     # Compare one label at a time: ``labels == positive`` broadcasts a tuple label element-wise.
     is_positive = np.array([_plain(v) == positive for v in labels], dtype=bool)
     return BinaryTarget(is_positive, positive, negative, classes)
+
+
+# ------------------------------------------------------------------------------------ sample weights
+
+def validate_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
+    """One float64 weight per sample (a new array, never the caller's).
+
+    ``None`` gives ones; a scalar number gives that weight to every sample; otherwise a 1-d
+    array-like of ``n_samples`` real numbers. Raises ``ValueError`` naming ``sample_weight`` and the
+    problem: not 1-d, wrong length, booleans, complex or non-numeric values, NaN or infinite values,
+    negative values, or weights that are all zero.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    try:
+        values = np.asarray(sample_weight)
+    except ValueError:  # ragged nested sequences
+        raise ValueError("sample_weight must be a 1-d array of numbers, one per sample") from None
+    if values.ndim > 1:
+        raise ValueError(f"sample_weight must be 1-dimensional (one weight per sample), got shape {values.shape}")
+    if values.ndim == 1 and values.shape[0] != n_samples:
+        raise ValueError(f"sample_weight has {values.shape[0]} values for {n_samples} samples")
+    weights = np.broadcast_to(_weights_as_float(values), (n_samples,)).copy()
+    n_nan = int(np.isnan(weights).sum())
+    if n_nan:
+        raise ValueError(f"sample_weight contains {n_nan} NaN (missing) value(s); give every sample a weight")
+    n_inf = int(np.isinf(weights).sum())
+    if n_inf:
+        raise ValueError(f"sample_weight contains {n_inf} infinite value(s); weights must be finite")
+    negative = weights[weights < 0]
+    if negative.size:
+        raise ValueError(f"sample_weight contains {negative.size} negative value(s) (e.g. {float(negative[0])!r}); "
+                         "weights must be >= 0")
+    if weights.sum() == 0:
+        raise ValueError("sample_weight sums to 0 (every weight is zero); at least one sample needs a positive weight")
+    return weights
+
+
+def _weights_as_float(values: np.ndarray) -> np.ndarray:
+    """The weights as float64 (missing values as NaN); ``ValueError`` for booleans, complex and non-numbers."""
+    kind = values.dtype.kind
+    items = values.ravel().tolist() if kind == "O" else []
+    if kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in items):
+        raise ValueError("sample_weight must be numbers, got booleans")
+    if kind == "c" or any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in items):
+        raise ValueError("sample_weight must be real numbers, got complex values")
+    if kind in "iuf":
+        return values.astype(np.float64)
+    if kind != "O":
+        raise ValueError(f"sample_weight must be numbers, got values of dtype {values.dtype}")
+    others = [v for v in items if not isinstance(v, numbers.Real) and not pd.isna(v)]
+    if others:
+        raise ValueError(f"sample_weight must be numbers, got non-numeric value(s) e.g. {others[0]!r}")
+    return np.array([np.nan if pd.isna(v) else float(v) for v in items], dtype=np.float64).reshape(values.shape)
+
+
+# ------------------------------------------------------------------------------------ rare categories
+
+class OtherCategory:
+    """The type of :data:`OTHER`, the one token that stands at fit for every grouped category.
+
+    It prints as ``<other>``, equals only itself, has a fixed hash (set and dict orders do not vary
+    between runs), sorts after every other value (so :func:`class_order` lists it last; mixed with
+    values that do not compare to each other, ``class_order``'s type-name fallback applies), and
+    stays the same object through pickling and copying.
+    """
+
+    _instance: OtherCategory | None = None
+
+    def __new__(cls) -> OtherCategory:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "<other>"
+
+    def __hash__(self) -> int:
+        return 0x07E4
+
+    def __lt__(self, other: Any) -> bool:
+        return False
+
+    def __le__(self, other: Any) -> bool:
+        return other is self
+
+    def __gt__(self, other: Any) -> bool:
+        return other is not self
+
+    def __ge__(self, other: Any) -> bool:
+        return True
+
+    def __reduce__(self) -> str:
+        return "OTHER"
+
+
+#: The value that replaces grouped categories in the training frame (see :func:`group_categories`).
+OTHER = OtherCategory()
+
+
+@dataclass(frozen=True)
+class CategoryGroups:
+    """Which categories :func:`group_categories` kept, per grouped feature.
+
+    ``kept``: feature -> the categories it kept (in :func:`class_order`); on that feature
+    :data:`OTHER` means "any non-missing value that is not one of these", values never seen in
+    training included. ``grouped``: feature -> how many categories were replaced by :data:`OTHER`.
+    Features that were not grouped appear in neither.
+    """
+
+    kept: Mapping[str, tuple[Hashable, ...]] = field(default_factory=dict)
+    grouped: Mapping[str, int] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        """True when some feature was grouped."""
+        return bool(self.grouped)
+
+    def summary(self) -> dict[str, int]:
+        """Feature -> number of categories grouped as :data:`OTHER`."""
+        return dict(self.grouped)
+
+    def expand(self, ruleset: Ruleset) -> Ruleset:
+        """An equivalent ruleset that names real values only: no condition mentions :data:`OTHER`.
+
+        The rules were learned on the grouped data, where a value of a grouped feature is one of
+        its kept categories K or OTHER. A categorical condition on such a feature, over the set S, is
+        rewritten to give on the original data what it gives on the grouped data (``missing``
+        unchanged; categories of S outside K and other than OTHER name no grouped value and drop out;
+        S' = S & K):
+
+        - ``in S'``, ``not in S'``: as they are;
+        - ``in S' + {OTHER}``  ->  ``not in K - S'`` (OTHER: any non-missing value outside K, values
+          never seen in training included);
+        - ``not in S' + {OTHER}``  ->  ``in K - S'``.
+
+        When the resulting set is empty: ``not in {}`` holds for every non-missing value, so with
+        ``missing=True`` the condition is dropped from its rule (always true), otherwise it becomes
+        ``not in {None}``, i.e. "not missing"; ``in {}`` holds for no non-missing value, so with
+        ``missing=True`` it becomes ``is missing`` (the empty set), otherwise the rule can never fire
+        and is removed (for a rule set, a decision list and a scorecard alike, a rule that never
+        fires changes no prediction).
+
+        Rules keep their prediction, weight and counts; the ruleset keeps its other fields. The
+        result predicts on the original data what ``ruleset`` predicts on the grouped data, and the
+        same as ``ruleset`` on the grouped data. Without grouping the ruleset is returned as it is.
+        """
+        if not self:
+            return ruleset
+        rules = []
+        for rule in ruleset.rules:
+            conditions: list[Condition] = []
+            fires = True
+            for condition in rule.conditions:
+                expanded = self._expand_condition(condition)
+                if expanded is None:
+                    fires = False
+                    break
+                conditions.extend(expanded)
+            if fires:
+                rules.append(replace(rule, conditions=tuple(conditions)))
+        return replace(ruleset, rules=tuple(rules))
+
+    def _expand_condition(self, condition: Condition) -> tuple[Condition, ...] | None:
+        """The conditions (none: always true) equivalent to ``condition``; None when no value satisfies it."""
+        if not isinstance(condition, CategoricalCondition) or condition.feature not in self.kept:
+            return (condition,)
+        feature, missing, kept = condition.feature, condition.missing, self.kept[condition.feature]
+        named = set(condition.categories)
+        if OTHER in named:
+            members, negated = tuple(c for c in kept if c not in named), not condition.negated
+        else:
+            members, negated = tuple(c for c in kept if c in named), condition.negated
+        if members:
+            return (CategoricalCondition(feature, members, negated=negated, missing=missing),)
+        if negated:
+            return () if missing else (CategoricalCondition(feature, (None,), negated=True),)
+        return (CategoricalCondition(feature, (), missing=True),) if missing else None
+
+
+def group_categories(
+    frame: pd.DataFrame,
+    schema: Schema,
+    weights: np.ndarray,
+    max_categories: int | None,
+    min_frequency: int | float | None,
+) -> tuple[pd.DataFrame, CategoryGroups]:
+    """Replace the rare categories of each categorical feature by :data:`OTHER`, as scikit-learn's
+    ``OneHotEncoder(max_categories=..., min_frequency=...)`` groups its infrequent categories.
+
+    ``frame`` is a validated frame (:func:`validate_features`); ``weights`` one weight per row.
+    Frequencies are the weighted counts of the non-missing values. A category is rare when its count
+    is below ``min_frequency`` (an int), or below that share of the feature's non-missing weight
+    (a float in (0, 1]). Of the others, at most ``max_categories - 1`` are kept, the most frequent
+    first (ties in :func:`class_order`), so that with the group they make at most ``max_categories``.
+    A feature is grouped only when that puts two categories or more into the group (one category
+    alone is just renamed). Missing values stay missing. Warns once (:class:`CategoryWarning`) naming
+    each grouped feature, how many of its categories were grouped and the parameter(s) responsible.
+    The frame is returned as it is (not copied) when nothing is grouped.
+    """
+    kept: dict[str, tuple[Hashable, ...]] = {}
+    grouped: dict[str, int] = {}
+    columns: dict[str, np.ndarray] = {}
+    messages = []
+    for feature in schema.categorical_features:
+        codes, uniques = pd.factorize(frame[feature])
+        values = np.asarray(uniques, dtype=object)
+        present = codes >= 0
+        counts = np.bincount(codes[present], weights=weights[present], minlength=len(values))
+        if isinstance(min_frequency, (int, np.integer)):
+            rare = counts < min_frequency
+        elif min_frequency is not None:
+            rare = counts < min_frequency * counts.sum()
+        else:
+            rare = np.zeros(len(values), dtype=bool)
+        rank = {v: k for k, v in enumerate(class_order(values.tolist()))}
+        order = np.lexsort((np.array([rank[v] for v in values], dtype=np.intp), -counts))
+        frequent = [k for k in order if not rare[k]]
+        keep = frequent if max_categories is None else frequent[:max_categories - 1]
+        n_grouped = len(values) - len(keep)
+        if n_grouped < 2:
+            continue
+        mapped = np.full(len(values), OTHER, dtype=object)
+        mapped[keep] = values[keep]
+        column = mapped[codes]
+        column[~present] = None
+        columns[feature] = column
+        kept[feature] = tuple(class_order(values[keep].tolist()))
+        grouped[feature] = n_grouped
+        reason = _grouping_reason(bool(rare.any()), len(frequent) > len(keep), max_categories, min_frequency)
+        messages.append(f"feature {feature!r}: {n_grouped:,} of {len(values):,} categories grouped as "
+                        f"'{OTHER}' ({reason})")
+    if not columns:
+        return frame, CategoryGroups()
+    warnings.warn("; ".join(messages), CategoryWarning, stacklevel=3)
+    out = frame.copy(deep=False)
+    for feature, column in columns.items():
+        out[feature] = pd.Series(column, index=frame.index, dtype=object)
+    return out, CategoryGroups(kept, grouped)
+
+
+def _grouping_reason(by_frequency: bool, by_count: bool, max_categories: int | None,
+                     min_frequency: int | float | None) -> str:
+    """Which parameter grouped a feature's categories, and how to keep them."""
+    if by_count and by_frequency:
+        return (f"max_categories={max_categories}, min_frequency={min_frequency}; raise max_categories, "
+                "lower min_frequency or set them to None to keep all")
+    if by_count:
+        return f"max_categories={max_categories}; raise it or set None to keep all"
+    return f"min_frequency={min_frequency}; lower it or set None to keep all"
+
+
+# ------------------------------------------------------------------------------------ predict time
+
+#: Share of a column's non-missing values at predict, never seen in training, that draws a warning.
+UNSEEN_WARNING_SHARE = 0.25
+
+
+def align_categories(X: pd.DataFrame, schema: Schema, categories: Mapping[str, tuple[Hashable, ...]]) -> pd.DataFrame:
+    """Match the categorical values of X (at predict) to the training categories.
+
+    ``categories``: feature -> its training categories. For each categorical feature of ``schema``
+    that X has (columns by name, as ``str``) and ``categories`` lists, every non-missing value that
+    is not a training category (by equality, as the rules test membership: ``1``, ``1.0``,
+    ``np.int64(1)`` and ``True`` are equal) is matched by how it is written: to the training
+    category whose ``str`` equals its own (numpy scalars read as Python values: the string ``'1'``
+    for the integer ``1`` and back); failing that, through an integral number's other spelling
+    (``1`` and ``'1.0'``, ``1.0`` and ``'1'``). A value written as two or more training categories
+    (their types differ but their text is the same) raises ``ValueError`` naming the feature, the
+    value and the candidates. :data:`OTHER` is never a match. A column with a replaced value becomes
+    an object column (whatever its dtype: category, bool, ...) with None for missing values; the
+    other columns are left as they are, and X is copied (shallowly) only to replace a column.
+    Missing values (None, NaN, pd.NA) are never matched nor counted as unseen. Warns once
+    (:class:`CategoryWarning`) naming every column where at least 25% of the non-missing values
+    remain unseen after matching, with the share and examples.
+    """
+    positions = {str(c): i for i, c in enumerate(X.columns)}
+    out = X
+    notes = []
+    for feature in schema.categorical_features:
+        if feature not in positions or feature not in categories:
+            continue
+        codes, uniques = pd.factorize(X.iloc[:, positions[feature]])
+        values = np.asarray(uniques, dtype=object)
+        known = set(categories[feature])
+        unseen = [k for k, v in enumerate(values) if v not in known]
+        if not unseen:
+            continue
+        matches = _matches_by_text(feature, {k: values[k] for k in unseen}, categories[feature])
+        if matches:
+            aligned = values.copy()
+            for k, category in matches.items():
+                aligned[k] = category
+            column = aligned[codes]
+            column[codes < 0] = None
+            if out is X:
+                out = X.copy(deep=False)
+            out.isetitem(positions[feature], pd.Series(column, index=X.index, dtype=object))
+        note = _unseen_note(feature, codes, values, [k for k in unseen if k not in matches])
+        if note:
+            notes.append(note)
+    if notes:
+        warnings.warn("; ".join(notes), CategoryWarning, stacklevel=4)
+    return out
+
+
+def _text(value: Any) -> str:
+    """How a value is written: its ``str`` (numpy scalars as the Python value)."""
+    return str(_plain(value))
+
+
+def _other_spelling(value: Any) -> str | None:
+    """An integral number's other spelling (``'1.0'`` for ``1``, ``'1'`` for ``1.0``), else None."""
+    plain = _plain(value)
+    if isinstance(plain, float) and plain.is_integer():
+        return str(int(plain))
+    if isinstance(plain, int) and not isinstance(plain, bool) and abs(plain) <= 2 ** 53:
+        return str(float(plain))
+    return None
+
+
+def _matches_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[Hashable]) -> dict[int, Any]:
+    """Position -> the one training category written as that unseen value; ``ValueError`` for several.
+
+    A value is matched first to the categories whose ``str`` equals its own; when there is none,
+    to those whose ``str`` equals its other spelling, or whose other spelling equals its ``str``.
+    """
+    written: dict[str, list[Any]] = {}
+    spelled: dict[str, list[Any]] = {}
+    for category in categories:
+        if category is OTHER:
+            continue
+        written.setdefault(_text(category), []).append(category)
+        spelling = _other_spelling(category)
+        if spelling is not None:
+            spelled.setdefault(spelling, []).append(category)
+    matches = {}
+    for k, value in unseen.items():
+        text, spelling = _text(value), _other_spelling(value)
+        candidates = written.get(text, [])
+        if not candidates:
+            respelled = written.get(spelling, []) if spelling is not None else []
+            candidates = list(dict.fromkeys([*respelled, *spelled.get(text, [])]))
+        if len(candidates) > 1:
+            raise ValueError(f"feature {feature!r}: the value {_plain(value)!r} was never seen in training and is "
+                             f"written as several training categories {candidates}; convert the column to the "
+                             "type it had in training")
+        if candidates:
+            matches[k] = candidates[0]
+    return matches
+
+
+def _unseen_note(feature: str, codes: np.ndarray, values: np.ndarray, unseen: list[int]) -> str | None:
+    """The warning text for a column whose unseen values are at least UNSEEN_WARNING_SHARE of its
+    non-missing values (examples most frequent first), else None."""
+    if not unseen:
+        return None
+    counts = np.bincount(codes[codes >= 0], minlength=len(values))
+    share = counts[unseen].sum() / counts.sum()
+    if share < UNSEEN_WARNING_SHARE:
+        return None
+    ranked = sorted(unseen, key=lambda k: -counts[k])  # stable: ties in order of appearance
+    examples = ", ".join(repr(_plain(values[k])) for k in ranked[:3]) + (", ..." if len(ranked) > 3 else "")
+    return (f"feature {feature!r}: {share:.0%} of the values at predict were never seen in training, "
+            f"e.g. [{examples}]; such values satisfy no `in` condition")

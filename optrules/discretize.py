@@ -13,6 +13,12 @@ Both return a :class:`Bins`, which only stores the cut points.  Missing values
 (NaN) are ignored when learning the cuts and are mapped to ``-1`` by
 :meth:`Bins.assign`; giving them their own bin is the caller's job.
 
+Both take optional sample ``weights`` (one non-negative float per value; None:
+every value weighs 1): ChiMerge's contingency table holds weighted class counts
+(a row of weight w counts w) and equal-frequency cuts are weighted quantiles.
+An integer weight acts exactly as that many copies of the row, and a row of
+weight 0 as no row at all (it is dropped before anything is learnt).
+
 Conventions of this implementation (see ``docs/discretization.md``):
 
 * expected-count floor: an expected count of exactly 0 is replaced by
@@ -178,6 +184,16 @@ def _as_float_array(values: Any, *, allow_nd: bool = False) -> np.ndarray:
     return arr
 
 
+def _as_weights(weights: Any, n: int) -> np.ndarray | None:
+    """``weights`` as a float64 array of ``n`` entries; None stays None (every row weighs 1)."""
+    if weights is None:
+        return None
+    array = np.asarray(weights, dtype=np.float64)
+    if array.shape != (n,):
+        raise ValueError(f"weights must have one entry per value ({n}), got shape {array.shape}")
+    return array
+
+
 def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:
     """Integer codes ``0..n_classes-1`` for hashable labels; missing -> -1."""
     if isinstance(y, (pd.Series, pd.Index, pd.Categorical, np.ndarray)):
@@ -267,8 +283,9 @@ def _pair_chi2_kernel(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _pair_chi2(a: Any, b: Any) -> float:
-    """Chi-square of the 2 x n_classes table with rows ``a`` and ``b`` (see :func:`_pair_chi2_kernel`)."""
-    return float(_pair_chi2_kernel(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)))
+    """Chi-square of the 2 x n_classes table with (possibly weighted) count rows ``a`` and ``b``
+    (see :func:`_pair_chi2_kernel`)."""
+    return float(_pair_chi2_kernel(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
 
 
 # --------------------------------------------------------------------------- #
@@ -280,6 +297,7 @@ def chimerge(
     threshold: float = 4.6,
     max_intervals: int | None = None,
     min_intervals: int = 1,
+    weights: Any = None,
 ) -> Bins:
     """Kerber's ChiMerge (AAAI-92) on one numeric column.
 
@@ -299,6 +317,12 @@ def chimerge(
     Rows whose value is NaN, or whose label is missing (None / NaN), are
     ignored.  Labels may be any hashable objects.  Each cut is the smallest
     observed value of the interval above it.
+
+    ``weights`` (one non-negative float per row, None: all 1) make the class
+    counts weighted: a row of weight w counts w in its value's row of the table
+    (so an integer weight acts as that many copies of the row), and a row of
+    weight 0 is ignored like a missing one.  The expected-count floor and the
+    thresholds are unchanged, in the units of the weights.
     """
     thr = float(threshold)
     if math.isnan(thr):
@@ -317,7 +341,10 @@ def chimerge(
 
     x = _as_float_array(values)
     codes, n_classes = _as_label_codes(y, x.shape[0])
+    w = _as_weights(weights, x.shape[0])
     keep = ~np.isnan(x) & (codes >= 0)
+    if w is not None:
+        keep &= w > 0
     x = x[keep]
     codes = codes[keep]
     if x.size == 0:
@@ -334,9 +361,12 @@ def chimerge(
     m = uniq.size
     if m == 1:
         return Bins(())
-    # class-count table: one row per distinct value (vectorised)
+    # class-count table: one row per distinct value (vectorised); int64 counts,
+    # or float64 summed weights
     table = np.bincount(
-        inverse.ravel() * n_classes + codes, minlength=m * n_classes
+        inverse.ravel() * n_classes + codes,
+        weights=None if w is None else w[keep],
+        minlength=m * n_classes,
     ).reshape(m, n_classes)
 
     starts = _merge_intervals(table, thr, max_intervals, min_intervals)
@@ -349,8 +379,12 @@ def _merge_intervals(
     max_intervals: int | None,
     min_intervals: int,
 ) -> np.ndarray:
-    """Bottom-up merging; returns the sorted start rows of the final intervals."""
-    table = np.ascontiguousarray(table, dtype=np.int64)
+    """Bottom-up merging; returns the sorted start rows of the final intervals.
+
+    ``table`` holds int64 counts or float64 weighted counts; counts of integer
+    value give the same statistics, hence the same merges, in either type.
+    """
+    table = np.ascontiguousarray(table, dtype=np.float64 if table.dtype.kind == "f" else np.int64)
     chi = _adjacent_chi2(table)
     limit = -1 if max_intervals is None else int(max_intervals)
     return _merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
@@ -467,7 +501,7 @@ def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float,
 # --------------------------------------------------------------------------- #
 # equal frequency
 # --------------------------------------------------------------------------- #
-def equal_frequency(values: Any, n_bins: int = 5) -> Bins:
+def equal_frequency(values: Any, n_bins: int = 5, weights: Any = None) -> Bins:
     """Quantile (equal-frequency) cuts on the non-missing values.
 
     With ``v`` the ``n`` sorted non-missing values, candidate cut ``i``
@@ -476,6 +510,13 @@ def equal_frequency(values: Any, n_bins: int = 5) -> Bins:
     Candidates are deduplicated and a candidate equal to the minimum is
     dropped (it would leave the first bin empty), so ties may give fewer than
     ``n_bins`` bins.
+
+    With ``weights`` (one non-negative float per value; None: all 1) the cuts
+    are weighted quantiles: with ``W_j`` the summed weight of ``v[0..j]`` and
+    ``W`` the total, candidate ``i`` is the first ``v[j]`` with
+    ``W_j * n_bins > i * W``.  With unit weights that is ``v[(i * n) // n_bins]``,
+    an integer weight acts as that many copies of the value, and a value of
+    weight 0 is ignored.
     """
     if isinstance(n_bins, bool):
         raise ValueError(f"n_bins must be an integer >= 1, got {n_bins!r}")
@@ -486,11 +527,17 @@ def equal_frequency(values: Any, n_bins: int = 5) -> Bins:
     if n_bins < 1:
         raise ValueError(f"n_bins must be an integer >= 1, got {n_bins}")
     x = _as_float_array(values)
-    x = np.sort(x[~np.isnan(x)])
-    n = x.size
-    if n == 0 or n_bins == 1:
+    w = _as_weights(weights, x.shape[0])
+    if w is None:
+        w = np.ones(x.shape[0])
+    present = ~np.isnan(x) & (w > 0)
+    order = np.argsort(x[present], kind="stable")
+    x = x[present][order]
+    if x.size == 0 or n_bins == 1:
         return Bins(())
-    ranks = (np.arange(1, n_bins, dtype=np.int64) * n) // n_bins
+    # W_j * n_bins > i * W, exactly in floats for integer weights (sums below 2**53)
+    cumulative = np.cumsum(w[present][order])
+    ranks = np.searchsorted(cumulative * n_bins, np.arange(1, n_bins) * cumulative[-1], side="right")
     cand = np.unique(x[ranks])
     cand = cand[cand > x[0]]
     return Bins(tuple(cand.tolist()))
@@ -502,20 +549,22 @@ def equal_frequency(values: Any, n_bins: int = 5) -> Bins:
 METHODS = ("chimerge", "equal_frequency")
 
 
-def discretize(values: Any, y: Any = None, method: str = "chimerge", **params: Any) -> Bins:
+def discretize(values: Any, y: Any = None, method: str = "chimerge", weights: Any = None,
+               **params: Any) -> Bins:
     """Discretize one column with the named method.
 
     ``method="chimerge"`` needs class labels ``y`` and accepts the keyword
     arguments of :func:`chimerge`; ``method="equal_frequency"`` ignores ``y``
-    and accepts ``n_bins``.  Unknown methods or a missing ``y`` raise
-    ``ValueError``.
+    and accepts ``n_bins``.  Both take the sample ``weights`` (weighted class
+    counts, weighted quantiles; see the module docstring).  Unknown methods or
+    a missing ``y`` raise ``ValueError``.
     """
     if method == "chimerge":
         if y is None:
             raise ValueError("method 'chimerge' is supervised and needs class labels y")
-        return chimerge(values, y, **params)
+        return chimerge(values, y, weights=weights, **params)
     if method == "equal_frequency":
-        return equal_frequency(values, **params)
+        return equal_frequency(values, weights=weights, **params)
     raise ValueError(
         f"unknown discretization method {method!r}; expected one of "
         + ", ".join(repr(m) for m in METHODS)

@@ -521,6 +521,11 @@ class FeatureBinning:
 
     After :meth:`fit`: ``features_``, ``schema_``, ``layout_`` (a :class:`FeatureLayout` per
     feature, bits in feature order), ``n_bits``, ``widths``.
+
+    ``fit`` takes optional sample ``weights`` (one non-negative float per row): the discretiser
+    counts a row by its weight (ChiMerge's weighted class counts, weighted quantiles), and a row
+    of weight 0 is not part of the fit at all (its category, its missing value, its value outside
+    the domain make no bin), so an integer weight acts as that many copies of the row.
     """
 
     def __init__(self, bins: Mapping[str, Bins | Sequence[float]] | None = None, *,
@@ -533,13 +538,20 @@ class FeatureBinning:
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None, categorical: Sequence[int] | Sequence[str] | None = None,
-            feature_names: Sequence[str] | None = None) -> FeatureBinning:
-        """Learn the bins of each feature of X (validated with :func:`optrules.data.validate_features`)."""
+            feature_names: Sequence[str] | None = None, weights: Any = None) -> FeatureBinning:
+        """Learn the bins of each feature of X (validated with :func:`optrules.data.validate_features`),
+        its rows weighing ``weights`` (None: 1 each; see the class docstring)."""
         frame, schema = validate_features(X, categorical=categorical, feature_names=feature_names)
         if y is not None:
             y = np.asarray(y, dtype=object).reshape(-1)
             if y.shape[0] != len(frame):
                 raise ValueError(f"X has {len(frame)} samples but y has {y.shape[0]} labels")
+        live: np.ndarray | None = None  # the rows of positive weight (None: every row)
+        if weights is not None:
+            weights = np.asarray(weights, dtype=float)
+            if weights.shape != (len(frame),):
+                raise ValueError(f"X has {len(frame)} samples but weights has shape {weights.shape}")
+            live = weights > 0
         unknown = sorted((set(self.bins) | set(self.domain)) - set(schema.features))
         if unknown:
             raise ValueError(f"bins/domain given for unknown feature(s) {unknown}")
@@ -551,9 +563,9 @@ class FeatureBinning:
         for feature, is_categorical in zip(schema.features, schema.categorical):
             column = frame[feature].to_numpy()
             if is_categorical:
-                layout = self._fit_categorical(feature, column, start)
+                layout = self._fit_categorical(feature, column if live is None else column[live], start)
             else:
-                layout = self._fit_numeric(feature, column.astype(float), y, start)
+                layout = self._fit_numeric(feature, column.astype(float), y, weights, live, start)
             layouts.append(layout)
             start = layout.stop
         self.schema_: Schema = schema
@@ -565,29 +577,33 @@ class FeatureBinning:
         return self
 
     def _fit_categorical(self, feature: str, column: np.ndarray, start: int) -> FeatureLayout:
+        """One bin per category of ``column`` (the rows of positive weight), one more if any is missing."""
         missing = np.asarray(pd.isna(column), dtype=bool)
         present = pd.unique(pd.Series(column[~missing], dtype=object))
         categories = tuple(sorted((_plain(v) for v in present), key=_category_key))
         return FeatureLayout(feature, True, start, len(categories), bool(missing.any()),
                              categories=categories)
 
-    def _fit_numeric(self, feature: str, values: np.ndarray, y: np.ndarray | None,
-                     start: int) -> FeatureLayout:
-        missing = np.isnan(values)
+    def _fit_numeric(self, feature: str, values: np.ndarray, y: np.ndarray | None, weights: np.ndarray | None,
+                     live: np.ndarray | None, start: int) -> FeatureLayout:
+        """The given or discretised bins of ``values`` (all rows, weighing ``weights``); the missing
+        bin and the domain check look at the ``live`` rows (positive weight; None: all) only."""
+        kept = values if live is None else values[live]
+        missing = np.isnan(kept)
         given = self.bins.get(feature)
         if given is not None:
             bins = given if isinstance(given, Bins) else Bins(tuple(float(c) for c in given))
         elif missing.all():
             bins = Bins(())
         else:
-            bins = discretize(values, y, self.method, **self.params)
+            bins = discretize(values, y, self.method, weights=weights, **self.params)
         low, high = (float(v) for v in self.domain.get(feature, (-math.inf, math.inf)))
         if math.isnan(low) or math.isnan(high) or low > high:
             raise ValueError(f"domain of {feature!r} must be low <= high, got ({low}, {high})")
         if bins.cuts and not low < bins.cuts[0] <= bins.cuts[-1] < high:
             raise ValueError(f"cuts {list(bins.cuts)} of {feature!r} must lie strictly inside its "
                              f"domain ({low}, {high})")
-        present = values[~missing]
+        present = kept[~missing]
         if present.size and (present.min() < low or present.max() > high):
             raise ValueError(f"training values of {feature!r} fall outside its domain [{low}, {high}]")
         return FeatureLayout(feature, False, start, bins.n_bins, bool(missing.any()),

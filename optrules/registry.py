@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from optrules.clsvm import CLSVMClassifier
-from optrules.estimators import ColumnGenerationClassifier, RulesetClassifier, SetCoverClassifier
-from optrules.learners.decision_list import DecisionListClassifier
-from optrules.learners.libre import BottomUpClassifier, LibreClassifier
+from optrules.estimators import (BottomUpClassifier, CLSVMClassifier, ColumnGenerationClassifier,
+                                 DecisionListClassifier, LibreClassifier, RulesetClassifier, SetCoverClassifier)
 from optrules.ruleset import Ruleset
 
 __all__ = ["Method", "METHODS", "get_method", "make_estimator", "fit"]
@@ -113,16 +111,21 @@ def get_method(name: str) -> Method:
 
 
 def make_estimator(name: str, **params: Any) -> RulesetClassifier:
-    """A configured estimator of method ``name``; unknown parameters are an error naming them."""
+    """A configured estimator of method ``name``, its parameters checked (the error names the parameter).
+
+    ``params`` may set one key of a dict parameter as ``option__key`` (``candidates__max_len=2``)."""
     method = get_method(name)
-    valid = set(method.estimator().get_params())
-    unknown = sorted(set(params) - valid)
+    valid = set(method.estimator().get_params(deep=True))
+    unknown = sorted(k for k in params if k not in valid and k.partition("__")[0] not in valid)
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for method {name!r}; valid: {sorted(valid)}")
+        raise ValueError(f"unknown parameter(s) {unknown} for method {name!r}; valid: "
+                         f"{sorted(method.estimator().get_params(deep=False))}")
     clash = sorted(k for k in params if k in method.fixed and params[k] != method.fixed[k])
     if clash:
         raise ValueError(f"method {name!r} fixes {clash}; use the matching method name instead")
-    return method.estimator(**{**params, **method.fixed})
+    estimator = method.estimator().set_params(**{**params, **method.fixed})
+    estimator.check_parameters()
+    return estimator
 
 
 def fit(X: Any, y: Any, method: str = "setcover", **params: Any) -> Ruleset:

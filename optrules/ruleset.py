@@ -13,14 +13,21 @@ Three kinds:
              the positive class when that score is > 0, else the default (negative) class.
 
 Missing values (NaN / None) are data: every condition states whether a missing value satisfies it.
+
+Probabilities come from the training data, attached by :meth:`Ruleset.fit_probabilities`: the
+weighted class counts of the rows each rule decides (``"set"``, ``"list"``), Laplace-smoothed by
+:meth:`Ruleset.predict_proba`, or the slope of a Platt scaling of the score (``"score"``).
+
+The JSON form carries ``format_version`` (:data:`FORMAT_VERSION`); ``from_dict``/``from_json`` check
+structure, types and values before building anything, and every error names the offending field.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, ClassVar, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -34,9 +41,25 @@ __all__ = [
     "LinearTerm",
     "Ruleset",
     "RULESET_KINDS",
+    "FORMAT_VERSION",
 ]
 
 RULESET_KINDS = ("set", "list", "score")
+
+#: The version of the dictionary / JSON form that ``Ruleset.to_dict`` writes. A file without a
+#: ``format_version`` predates it and reads as version 1; a newer version is refused.
+FORMAT_VERSION = 1
+
+#: A Platt slope ``a`` is kept within [_SLOPE_FLOOR, _LOGIT_CAP] / max|training score|: the logit
+#: ``a * s`` of the training scores stays within +-30 (probabilities 1e-13 from 0 and 1), and a score
+#: no better than chance still gets a positive slope.
+_LOGIT_CAP = 30.0
+_SLOPE_FLOOR = 1e-6
+
+_Built = TypeVar("_Built")
+
+_NO_PROBABILITIES = ("this ruleset has no probability estimates: it was built without training counts; "
+                     "call fit_probabilities(X, y)")
 
 
 def _format_number(value: float) -> str:
@@ -71,15 +94,6 @@ def _json_value(value: Any) -> Any:
     raise TypeError(f"cannot serialise label or category {value!r} of type {type(value).__name__}")
 
 
-def _from_json_value(value: Any) -> Any:
-    if isinstance(value, dict):
-        if "float" in value:
-            return float(value["float"])
-        if "tuple" in value:
-            return tuple(_from_json_value(v) for v in value["tuple"])
-    return value
-
-
 def _object_scalar(value: Any) -> np.ndarray:
     """A one-element object array holding ``value``: assigning it through a boolean mask broadcasts the
     value whole, whereas assigning a tuple label directly would spread its items over the samples."""
@@ -91,6 +105,228 @@ def _object_scalar(value: Any) -> np.ndarray:
 def _sort_key(value: Any) -> tuple[str, str]:
     """Deterministic order for category sets of mixed types."""
     return (type(value).__name__, str(value))
+
+
+# ---------------------------------------------------------------------- reading serialised data
+# Every reader takes the dotted ``path`` of the value it reads: its first segment names the object
+# being read ("ruleset", "rule", ...), the rest the field inside it ("rules[2].conditions[0].kind").
+
+def _field_name(path: str) -> str:
+    """``"ruleset.rules[2].kind"`` -> ``"ruleset field 'rules[2].kind'"``; a bare root stays as it is."""
+    root, _, inner = path.partition(".")
+    return f"{root} field '{inner}'" if inner else root
+
+
+def _shown(value: Any) -> str:
+    """A short repr of an offending value for an error message."""
+    text = repr(_to_python(value))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _must(path: str, requirement: str, got: Any) -> ValueError:
+    """``"<field> must <requirement>, got <got>"``."""
+    return ValueError(f"{_field_name(path)} must {requirement}, got {_shown(got)}")
+
+
+def _invalid(path: str, problem: str) -> ValueError:
+    """``"<field>: <problem>"``."""
+    return ValueError(f"{_field_name(path)}: {problem}")
+
+
+def _read_mapping(data: Any, path: str, required: tuple[str, ...],
+                  optional: tuple[str, ...] = ()) -> Mapping[str, Any]:
+    """``data`` as a mapping with all of ``required`` and nothing outside ``required + optional``."""
+    if not isinstance(data, Mapping):
+        raise _must(path, "be a mapping", data)
+    known = required + optional
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        raise _invalid(path, f"unknown field(s) {unknown}; the fields are {list(known)}")
+    missing = [key for key in required if key not in data]
+    if missing:
+        raise _invalid(path, f"missing required field(s) {missing}")
+    return data
+
+
+def _read_list(value: Any, path: str) -> list[Any]:
+    if not isinstance(value, (list, tuple, np.ndarray)):
+        raise _must(path, "be a list", value)
+    return list(value)
+
+
+def _read_str(value: Any, path: str) -> str:
+    if not isinstance(value, str):
+        raise _must(path, "be a string", value)
+    return value
+
+
+def _read_bool(value: Any, path: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise _must(path, "be a boolean", value)
+    return bool(value)
+
+
+def _is_number(value: Any) -> bool:
+    """True for ints and floats (numpy's too), False for booleans."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _read_number(value: Any, path: str, requirement: str = "be a finite number") -> float:
+    """A finite real number as a float (an int too large for a float is not finite)."""
+    if _is_number(value):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number):
+            return number
+    raise _must(path, requirement, value)
+
+
+def _read_optional_number(value: Any, path: str) -> float | None:
+    return None if value is None else _read_number(value, path, "be a finite number or null")
+
+
+def _read_count(value: Any, path: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 0:
+        return int(value)
+    raise _must(path, "be a non-negative integer or null", value)
+
+
+def _read_bound(value: Any, path: str) -> float:
+    """An interval end: a finite number, or the strings ``"inf"`` / ``"-inf"`` that :func:`_json_float` writes."""
+    if isinstance(value, str) and value in ("inf", "-inf"):
+        return float(value)
+    return _read_number(value, path, "be a finite number or 'inf' / '-inf'")
+
+
+def _read_label(value: Any, path: str) -> Any:
+    """Decode a class label or category written by :func:`_json_value` (a bare finite float is read too)."""
+    if value is None or isinstance(value, (bool, str, int)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, Mapping) and len(value) == 1:
+        if "float" in value and isinstance(value["float"], str):
+            try:
+                number = float(value["float"])
+            except ValueError:
+                raise _must(f"{path}.float", "be the text of a float", value["float"]) from None
+            if math.isnan(number):
+                raise _invalid(f"{path}.float", "NaN is not a label or category")
+            return number
+        if "tuple" in value:
+            items = _read_list(value["tuple"], f"{path}.tuple")
+            return tuple(_read_label(item, f"{path}.tuple[{i}]") for i, item in enumerate(items))
+    raise _must(path, "be a label or category (null, boolean, string, integer, {'float': text} or "
+                "{'tuple': [...]})", value)
+
+
+def _check_among(value: Any, allowed: Sequence[Any], what: str, path: str) -> None:
+    if value not in allowed:
+        raise _invalid(path, f"{_shown(value)} is not one of the {what} {_shown(list(allowed))}")
+
+
+def _built(path: str, factory: Callable[..., _Built], *args: Any) -> _Built:
+    """``factory(*args)``, its ValueError (an empty interval, say) prefixed with the field it came from."""
+    try:
+        return factory(*args)
+    except ValueError as error:
+        raise _invalid(path, str(error)) from None
+
+
+def _check_format_version(version: Any) -> None:
+    if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)) or version < 1:
+        raise _must("ruleset.format_version", "be a positive integer", version)
+    if version > FORMAT_VERSION:
+        raise ValueError(f"this ruleset was written in format version {version}; this optrules reads format "
+                         f"version {FORMAT_VERSION} at most: upgrade optrules")
+
+
+def _read_class_counts(value: Any, kind: str, n_rules: int, n_classes: int,
+                       path: str) -> tuple[tuple[float, ...], ...]:
+    """Training class counts: empty, or one row per rule and one for the default, one entry per class."""
+    rows = _read_list(value, path)
+    if not rows:
+        return ()
+    if kind == "score":
+        raise _invalid(path, "a 'score' ruleset has no class counts: its probabilities come from `calibration`")
+    if len(rows) != n_rules + 1:
+        raise _must(path, f"have {n_rules + 1} rows (one per rule, then one for the default)", len(rows))
+    counts = []
+    for r, row in enumerate(rows):
+        entries = _read_list(row, f"{path}[{r}]")
+        if len(entries) != n_classes:
+            raise _must(f"{path}[{r}]", f"have {n_classes} entries (one per class)", len(entries))
+        requirement = "be a finite non-negative number"
+        row_counts = tuple(_read_number(v, f"{path}[{r}][{c}]", requirement) for c, v in enumerate(entries))
+        for c, count in enumerate(row_counts):
+            if count < 0:
+                raise _must(f"{path}[{r}][{c}]", requirement, entries[c])
+        counts.append(row_counts)
+    return tuple(counts)
+
+
+def _read_calibration(value: Any, kind: str, path: str) -> float | None:
+    """A scorecard's Platt slope: None, or a finite positive number."""
+    if value is None:
+        return None
+    if kind != "score":
+        raise _invalid(path, f"only a 'score' ruleset has a calibration; a {kind!r} ruleset uses `class_counts`")
+    slope = _read_number(value, path, "be a finite positive number or null")
+    if not slope > 0:
+        raise _must(path, "be a finite positive number or null", value)
+    return slope
+
+
+# ---------------------------------------------------------------------- probabilities
+
+def _sigmoid(t: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-t)) without overflow."""
+    small = np.exp(-np.abs(t))
+    return np.where(t >= 0, 1.0 / (1.0 + small), small / (1.0 + small))
+
+
+def _platt_slope(score: np.ndarray, is_positive: np.ndarray, weights: np.ndarray) -> float:
+    """The weighted maximum-likelihood slope a of P(positive | s) = sigmoid(a * s), within the caps.
+
+    In the scaled slope b = a * max|s| (rows of positive weight and nonzero score only: the others
+    do not depend on a) the log-likelihood is concave; its maximum over
+    [_SLOPE_FLOOR, _LOGIT_CAP] is an end when the derivative has one sign there, else the root of
+    the derivative, found by Newton steps kept inside a shrinking bracket (bisection when a step
+    leaves it). No informative row: a = 1.
+    """
+    active = (weights > 0) & (score != 0)
+    if not active.any():
+        return 1.0
+    largest = float(np.abs(score[active]).max())
+    margin = np.where(is_positive, score, -score)[active] / largest  # in [-1, 1]
+    weight = weights[active]
+
+    def gradient(b: float) -> float:
+        return float(np.sum(weight * margin * _sigmoid(-b * margin)))
+
+    low, high = _SLOPE_FLOOR, _LOGIT_CAP
+    if gradient(high) >= 0:  # separable, or nearly: the likelihood still grows at the cap
+        return high / largest
+    if gradient(low) <= 0:  # the score is no better than chance: the flattest allowed slope
+        return low / largest
+    b = 1.0
+    for _ in range(200):
+        slope = gradient(b)
+        if slope > 0:
+            low = b
+        else:
+            high = b
+        curvature = -float(np.sum(weight * margin ** 2 * _sigmoid(b * margin) * _sigmoid(-b * margin)))
+        newton = b - slope / curvature if curvature < 0 else math.nan
+        following = newton if low < newton < high else (low + high) / 2
+        if abs(following - b) <= 1e-13 * b:
+            return following / largest
+        b = following
+    return b / largest
 
 
 @dataclass(frozen=True)
@@ -123,22 +359,24 @@ class Interval:
         return f"{opening}{left}, {right}{closing}"
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data; infinite ends are written as the strings ``"inf"`` / ``"-inf"``."""
         return {"low": _json_float(self.low), "high": _json_float(self.high),
                 "low_closed": self.low_closed, "high_closed": self.high_closed}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Interval:
-        return cls(_from_json_float(data["low"]), _from_json_float(data["high"]),
-                   bool(data["low_closed"]), bool(data["high_closed"]))
+    def from_dict(cls, data: Mapping[str, Any], path: str = "interval") -> Interval:
+        """Inverse of :meth:`to_dict`, validated; errors name the field (``path`` is where ``data`` sits)."""
+        data = _read_mapping(data, path, ("low", "high", "low_closed", "high_closed"))
+        return _built(path, cls, _read_bound(data["low"], f"{path}.low"),
+                      _read_bound(data["high"], f"{path}.high"),
+                      _read_bool(data["low_closed"], f"{path}.low_closed"),
+                      _read_bool(data["high_closed"], f"{path}.high_closed"))
 
 
 def _json_float(value: float) -> float | str:
+    """A float for strict JSON: infinities become ``"inf"`` / ``"-inf"``."""
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    return float(value)
-
-
-def _from_json_float(value: float | str) -> float:
     return float(value)
 
 
@@ -170,19 +408,26 @@ class Condition:
         raise TypeError("Condition is abstract: use NumericCondition or CategoricalCondition")
 
     @staticmethod
-    def from_dict(data: Mapping[str, Any]) -> Condition:
-        if data["kind"] == NumericCondition.kind:
-            return NumericCondition(
-                data["feature"], tuple(Interval.from_dict(i) for i in data["intervals"]), bool(data["missing"])
-            )
-        if data["kind"] == CategoricalCondition.kind:
-            return CategoricalCondition(
-                data["feature"],
-                tuple(_from_json_value(c) for c in data["categories"]),
-                bool(data["negated"]),
-                bool(data["missing"]),
-            )
-        raise ValueError(f"unknown condition kind {data['kind']!r}")
+    def from_dict(data: Mapping[str, Any], path: str = "condition") -> Condition:
+        """Inverse of ``to_dict`` for either kind, validated; errors name the field (``path`` is where
+        ``data`` sits)."""
+        kind = _read_mapping(data, path, ("kind",), ("feature", "missing", "intervals", "categories",
+                                                     "negated"))["kind"]
+        if kind == NumericCondition.kind:
+            data = _read_mapping(data, path, ("kind", "feature", "missing", "intervals"))
+            intervals = [Interval.from_dict(item, f"{path}.intervals[{i}]")
+                         for i, item in enumerate(_read_list(data["intervals"], f"{path}.intervals"))]
+            return _built(path, NumericCondition, _read_str(data["feature"], f"{path}.feature"), intervals,
+                          _read_bool(data["missing"], f"{path}.missing"))
+        if kind == CategoricalCondition.kind:
+            data = _read_mapping(data, path, ("kind", "feature", "missing", "categories", "negated"))
+            categories = _read_list(data["categories"], f"{path}.categories")
+            return _built(path, CategoricalCondition, _read_str(data["feature"], f"{path}.feature"),
+                          tuple(_read_label(c, f"{path}.categories[{i}]") for i, c in enumerate(categories)),
+                          _read_bool(data["negated"], f"{path}.negated"),
+                          _read_bool(data["missing"], f"{path}.missing"))
+        raise _invalid(f"{path}.kind", f"unknown condition kind {_shown(kind)}; expected "
+                       f"{NumericCondition.kind!r} or {CategoricalCondition.kind!r}")
 
     def _missing_text(self) -> str:
         return " or missing" if self.missing else ""
@@ -310,10 +555,15 @@ class Rule:
                 "n_positive": self.n_positive, "n_negative": self.n_negative}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Rule:
-        return cls(tuple(Condition.from_dict(c) for c in data["conditions"]),
-                   _from_json_value(data["prediction"]), data.get("weight"),
-                   data.get("n_positive"), data.get("n_negative"))
+    def from_dict(cls, data: Mapping[str, Any], path: str = "rule") -> Rule:
+        """Inverse of :meth:`to_dict`, validated; errors name the field (``path`` is where ``data`` sits)."""
+        data = _read_mapping(data, path, ("conditions", "prediction"), ("weight", "n_positive", "n_negative"))
+        conditions = _read_list(data["conditions"], f"{path}.conditions")
+        return cls(tuple(Condition.from_dict(c, f"{path}.conditions[{i}]") for i, c in enumerate(conditions)),
+                   _read_label(data["prediction"], f"{path}.prediction"),
+                   _read_optional_number(data.get("weight"), f"{path}.weight"),
+                   _read_count(data.get("n_positive"), f"{path}.n_positive"),
+                   _read_count(data.get("n_negative"), f"{path}.n_negative"))
 
 
 @dataclass(frozen=True)
@@ -338,8 +588,15 @@ class LinearTerm:
                 "scale": self.scale}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LinearTerm:
-        return cls(data["feature"], float(data["coefficient"]), float(data["center"]), float(data["scale"]))
+    def from_dict(cls, data: Mapping[str, Any], path: str = "linear term") -> LinearTerm:
+        """Inverse of :meth:`to_dict`, validated; errors name the field (``path`` is where ``data`` sits)."""
+        data = _read_mapping(data, path, ("feature", "coefficient", "center", "scale"))
+        scale = _read_number(data["scale"], f"{path}.scale", "be a finite positive number")
+        if not scale > 0:
+            raise _must(f"{path}.scale", "be a finite positive number", data["scale"])
+        return cls(_read_str(data["feature"], f"{path}.feature"),
+                   _read_number(data["coefficient"], f"{path}.coefficient"),
+                   _read_number(data["center"], f"{path}.center"), scale)
 
 
 @dataclass(frozen=True)
@@ -350,6 +607,11 @@ class Ruleset:
     ``classes`` are the training classes; ``positive`` is the class that ``"set"`` rules and a
     positive ``"score"`` predict. ``meta`` carries method, parameters, fit seconds, random state,
     package version and solve reports; it does not take part in equality or hashing.
+
+    The probability estimates (keyword-only, set by :meth:`fit_probabilities`, part of the model and
+    of equality): ``class_counts`` of a ``"set"`` or ``"list"`` is empty or has one row per rule and
+    a last row for the default, each with one weighted training count per class (in ``classes``
+    order); ``calibration`` of a ``"score"`` is None or the positive Platt slope of its score.
     """
 
     kind: str
@@ -361,6 +623,8 @@ class Ruleset:
     intercept: float = 0.0
     linear: tuple[LinearTerm, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    class_counts: tuple[tuple[float, ...], ...] = field(default=(), kw_only=True)
+    calibration: float | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", tuple(self.rules))
@@ -372,6 +636,10 @@ class Ruleset:
         object.__setattr__(self, "intercept", float(self.intercept))
         if self.kind not in RULESET_KINDS:
             raise ValueError(f"unknown ruleset kind {self.kind!r}; expected one of {RULESET_KINDS}")
+        object.__setattr__(self, "class_counts", _read_class_counts(
+            self.class_counts, self.kind, len(self.rules), len(self.classes), "ruleset.class_counts"))
+        object.__setattr__(self, "calibration", _read_calibration(self.calibration, self.kind,
+                                                                  "ruleset.calibration"))
         if self.kind in ("set", "score") and self.positive is None:
             raise ValueError(f"a {self.kind!r} ruleset needs its positive class")
         if self.kind != "score" and (self.linear or self.intercept):
@@ -452,11 +720,142 @@ class Ruleset:
         if self.kind == "set":
             out[fired.any(axis=1)] = _object_scalar(self.positive)
             return out
-        first = np.where(fired.any(axis=1), fired.argmax(axis=1), -1)
+        first = self._first_firing(fired)
+        decided = first < len(self.rules)
         predictions = np.empty(len(self.rules), dtype=object)
         predictions[:] = [r.prediction for r in self.rules]
-        out[first >= 0] = predictions[first[first >= 0]]
+        out[decided] = predictions[first[decided]]
         return out
+
+    @staticmethod
+    def _first_firing(fired: np.ndarray) -> np.ndarray:
+        """Per sample, the index of the first rule that fires, or the number of rules when none does."""
+        n_rules = fired.shape[1]
+        if n_rules == 0:
+            return np.zeros(fired.shape[0], dtype=int)
+        return np.where(fired.any(axis=1), fired.argmax(axis=1), n_rules)
+
+    # ------------------------------------------------------------------ probabilities
+    def _class_position(self, label: Hashable, role: str) -> int:
+        try:
+            return self.classes.index(label)
+        except ValueError:
+            raise ValueError(f"the {role} class {label!r} is not one of the classes "
+                             f"{list(self.classes)}") from None
+
+    def _label_positions(self, y: Any, n: int) -> np.ndarray:
+        """The position in ``classes`` of every label of ``y`` (n of them)."""
+        if isinstance(y, pd.DataFrame) or (isinstance(y, np.ndarray) and y.ndim != 1):
+            raise ValueError("y must be one-dimensional: one label per row of X")
+        labels = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
+        if len(labels) != n:
+            raise ValueError(f"y has {len(labels)} labels but X has {n} rows")
+        position = {c: k for k, c in enumerate(self.classes)}
+        positions = np.empty(n, dtype=int)
+        unknown = []
+        for i, label in enumerate(labels):
+            try:
+                positions[i] = position[_to_python(label)]
+            except (KeyError, TypeError):
+                unknown.append(label)
+        if unknown:
+            raise ValueError(f"y holds {len(unknown)} label(s) that are not among the classes "
+                             f"{list(self.classes)}, e.g. {_shown(unknown[0])}")
+        return positions
+
+    @staticmethod
+    def _sample_weights(sample_weight: Any, n: int) -> np.ndarray:
+        if sample_weight is None:
+            return np.ones(n)
+        weights = np.asarray(sample_weight, dtype=float)
+        if weights.shape != (n,):
+            raise ValueError(f"sample_weight must hold one weight per row of X ({n}), got shape {weights.shape}")
+        if not np.isfinite(weights).all() or (weights < 0).any():
+            raise ValueError("sample_weight must be finite and non-negative")
+        return weights
+
+    def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None) -> Ruleset:
+        """A copy carrying the probability estimates of :meth:`predict_proba`, computed from training data.
+
+        ``X`` as :meth:`predict` takes it, ``y`` one label per row (each one of ``classes``),
+        ``sample_weight`` one finite non-negative weight per row (default 1); a weight counts as that
+        many copies of the row.
+
+        ``"list"``: row r of ``class_counts`` holds the weighted class counts of the training rows
+        whose first firing rule is rule r; the last row those no rule fires on (the default).
+        ``"set"``: row r holds those of every training row rule r covers (each rule's own coverage,
+        so a row covered by two rules counts in both); the last row those covered by no rule.
+
+        ``"score"``: ``calibration`` is the slope a > 0 of the one-parameter Platt scaling
+        P(positive | s) = 1 / (1 + exp(-a * s)) of the score s, fitted by weighted maximum
+        likelihood (``positive`` against all other classes) with no intercept, so that P > 1/2
+        exactly when the scorecard predicts the positive class (s > 0). When the training scores
+        separate the classes (or nearly do) the likelihood keeps growing with a; a is then capped
+        where the largest training |a * s| is 30. A scorecard that does no better than chance gets
+        the flattest slope allowed, 1e-6 / max|s|. When no training row of positive weight has a
+        nonzero score, a = 1.
+        """
+        n = self._n_samples(X)
+        labels = self._label_positions(y, n)
+        weights = self._sample_weights(sample_weight, n)
+        if self.kind == "score":
+            is_positive = labels == self._class_position(self.positive, "positive")
+            return replace(self, calibration=_platt_slope(self.decision_function(X), is_positive, weights))
+        fired = self.covers(X)
+        if self.kind == "list":
+            deciding = np.zeros((n, len(self.rules) + 1))
+            deciding[np.arange(n), self._first_firing(fired)] = 1.0
+        else:
+            deciding = np.column_stack([fired, ~fired.any(axis=1)]).astype(float)
+        weighted_labels = np.zeros((n, len(self.classes)))
+        weighted_labels[np.arange(n), labels] = weights
+        counts = deciding.T @ weighted_labels
+        return replace(self, class_counts=tuple(tuple(row) for row in counts.tolist()))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, shape (samples, classes), columns in ``classes`` order, rows summing to 1.
+
+        ``"list"``: the Laplace estimate (count_c + 1) / (total + K) (K classes) of the
+        ``class_counts`` row of the rule that decides the sample (its first firing rule, else the
+        default). ``"set"``: among the rules that cover the sample, the one whose Laplace estimate
+        of the ``positive`` class is highest (the first such rule on a tie) gives its Laplace
+        vector over all classes; a sample no rule covers gets the default row's.
+        ``"score"``: P(positive) = 1 / (1 + exp(-calibration * score)) in the ``positive`` column,
+        1 - P in the ``default`` column, 0 elsewhere; P > 1/2 exactly when :meth:`predict` says
+        positive (a positive score whose P rounds to 1/2 is given the next float above 1/2).
+
+        For a ``"set"`` or ``"list"`` the most probable class need not be the predicted one: a rule
+        predicts its consequent whatever its training precision, so a covered sample whose deciding
+        rule was right on fewer of its training rows than some other class gets more probability
+        for that class, and an uncovered sample goes the same way when the default row's training
+        majority is not the default class. Both estimates are Laplace-smoothed training frequencies,
+        not held-out ones.
+
+        Raises ValueError when the ruleset carries no estimates (see :meth:`fit_probabilities`).
+        """
+        n_classes = len(self.classes)
+        if self.kind == "score":
+            if self.calibration is None:
+                raise ValueError(_NO_PROBABILITIES)
+            score = self.decision_function(X)
+            positive = _sigmoid(self.calibration * score)
+            positive = np.where((score > 0) & (positive <= 0.5), np.nextafter(0.5, 1.0), positive)
+            proba = np.zeros((score.shape[0], n_classes))
+            proba[:, self._class_position(self.default, "default")] += 1.0 - positive
+            proba[:, self._class_position(self.positive, "positive")] += positive
+            return proba
+        if not self.class_counts:
+            raise ValueError(_NO_PROBABILITIES)
+        counts = np.array(self.class_counts, dtype=float)
+        laplace = (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + n_classes)
+        fired = self.covers(X)
+        if self.kind == "list":
+            return laplace[self._first_firing(fired)]
+        if not self.rules:
+            return laplace[np.zeros(fired.shape[0], dtype=int)]
+        share = laplace[:-1, self._class_position(self.positive, "positive")]
+        best = np.where(fired, share[np.newaxis, :], -np.inf).argmax(axis=1)
+        return laplace[np.where(fired.any(axis=1), best, len(self.rules))]
 
     # ------------------------------------------------------------------ complexity
     @property
@@ -542,7 +941,10 @@ class Ruleset:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data (labels keep their type, infinities are strings), tagged with
+        :data:`FORMAT_VERSION`."""
         return {
+            "format_version": FORMAT_VERSION,
             "kind": self.kind,
             "rules": [r.to_dict() for r in self.rules],
             "default": _json_value(self.default),
@@ -551,34 +953,81 @@ class Ruleset:
             "positive": _json_value(self.positive),
             "intercept": self.intercept,
             "linear": [t.to_dict() for t in self.linear],
+            "class_counts": [list(row) for row in self.class_counts],
+            "calibration": self.calibration,
             "meta": _json_safe_meta(self.meta),
         }
 
+    _REQUIRED_FIELDS: ClassVar[tuple[str, ...]] = ("kind", "rules", "default", "features", "classes")
+    _OPTIONAL_FIELDS: ClassVar[tuple[str, ...]] = ("format_version", "positive", "intercept", "linear",
+                                                   "class_counts", "calibration", "meta")
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
-        return cls(
-            kind=data["kind"],
-            rules=tuple(Rule.from_dict(r) for r in data["rules"]),
-            default=_from_json_value(data["default"]),
-            features=tuple(data["features"]),
-            classes=tuple(_from_json_value(c) for c in data["classes"]),
-            positive=_from_json_value(data.get("positive")),
-            intercept=float(data.get("intercept", 0.0)),
-            linear=tuple(LinearTerm.from_dict(t) for t in data.get("linear", ())),
-            meta=dict(data.get("meta", {})),
-        )
+        """Inverse of :meth:`to_dict`, validating structure, types and values first.
+
+        Raises ValueError naming the field (e.g. ``ruleset field 'rules[2].prediction'``), or saying
+        that the data come from a newer format version; data without ``format_version`` are version 1.
+        """
+        if not isinstance(data, Mapping):
+            raise _must("ruleset", "be a mapping", data)
+        _check_format_version(data.get("format_version", 1))
+        data = _read_mapping(data, "ruleset", cls._REQUIRED_FIELDS, cls._OPTIONAL_FIELDS)
+        kind = data["kind"]
+        if not isinstance(kind, str) or kind not in RULESET_KINDS:
+            raise _invalid("ruleset.kind",
+                           f"unknown ruleset kind {_shown(kind)}; expected one of {list(RULESET_KINDS)}")
+        features = [_read_str(f, f"ruleset.features[{i}]")
+                    for i, f in enumerate(_read_list(data["features"], "ruleset.features"))]
+        classes: list[Any] = []
+        for i, item in enumerate(_read_list(data["classes"], "ruleset.classes")):
+            label = _read_label(item, f"ruleset.classes[{i}]")
+            if label in classes:
+                raise _invalid(f"ruleset.classes[{i}]", f"duplicate class {_shown(label)} "
+                               f"(equal to classes[{classes.index(label)}])")
+            classes.append(label)
+        default = _read_label(data["default"], "ruleset.default")
+        _check_among(default, classes, "classes", "ruleset.default")
+        positive = _read_label(data.get("positive"), "ruleset.positive")
+        if positive is not None:
+            _check_among(positive, classes, "classes", "ruleset.positive")
+        rules = []
+        for i, item in enumerate(_read_list(data["rules"], "ruleset.rules")):
+            rule = Rule.from_dict(item, f"ruleset.rules[{i}]")
+            _check_among(rule.prediction, classes, "classes", f"ruleset.rules[{i}].prediction")
+            for j, condition in enumerate(rule.conditions):
+                _check_among(condition.feature, features, "features",
+                             f"ruleset.rules[{i}].conditions[{j}].feature")
+            rules.append(rule)
+        linear = []
+        for i, item in enumerate(_read_list(data.get("linear", []), "ruleset.linear")):
+            term = LinearTerm.from_dict(item, f"ruleset.linear[{i}]")
+            _check_among(term.feature, features, "features", f"ruleset.linear[{i}].feature")
+            linear.append(term)
+        meta = data.get("meta", {})
+        if not isinstance(meta, Mapping):
+            raise _must("ruleset.meta", "be a mapping", meta)
+        return cls(kind, tuple(rules), default, tuple(features), tuple(classes), positive,
+                   _read_number(data.get("intercept", 0.0), "ruleset.intercept"), tuple(linear), dict(meta),
+                   class_counts=data.get("class_counts", ()), calibration=data.get("calibration"))
 
     def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as JSON text (``kwargs`` go to :func:`json.dumps`)."""
         return json.dumps(self.to_dict(), **kwargs)
 
     @classmethod
     def from_json(cls, text: str) -> Ruleset:
-        return cls.from_dict(json.loads(text))
+        """Inverse of :meth:`to_json`; malformed JSON raises ValueError (``not valid JSON: ...``), as do
+        the checks of :meth:`from_dict`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not valid JSON: {error}") from None
+        return cls.from_dict(data)
 
     def with_meta(self, **entries: Any) -> Ruleset:
-        """A copy whose ``meta`` has these entries added."""
-        return Ruleset(self.kind, self.rules, self.default, self.features, self.classes, self.positive,
-                       self.intercept, self.linear, {**self.meta, **entries})
+        """A copy whose ``meta`` has these entries added; everything else (probability estimates too) is kept."""
+        return replace(self, meta={**self.meta, **entries})
 
 
 def _json_safe_meta(meta: Mapping[str, Any]) -> dict[str, Any]:

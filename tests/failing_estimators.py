@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from optrules.data import Schema
-from optrules.estimators import SetCoverClassifier
+from optrules.estimators import SetCoverClassifier, TrainingData
+from optrules.estimators.params import OneOf, Text
 from optrules.ruleset import Ruleset
 
 #: What ``FailingClassifier.fit`` does.
@@ -31,14 +30,15 @@ class FailingClassifier(SetCoverClassifier):
     (SIGABRT), exits with status 3, hangs (after writing its own and a child process's pids to
     ``pid_file``) or raises ValueError."""
 
+    parameters = {**SetCoverClassifier.parameters, "failure": OneOf(FAILURES), "pid_file": Text(none=True)}
+
     def __init__(self, failure: str = "none", pid_file: str | None = None, positive: Any = None,
                  candidates: dict | None = None) -> None:
         super().__init__(candidates=candidates, selection="greedy", positive=positive)
         self.failure = failure
         self.pid_file = pid_file
 
-    def _fit_ruleset(self, X: pd.DataFrame, schema: Schema, labels: np.ndarray,
-                     rng: np.random.Generator) -> Ruleset:
+    def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         if self.failure == "abort":
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file
             os.abort()
@@ -50,4 +50,4 @@ class FailingClassifier(SetCoverClassifier):
             time.sleep(120)
         if self.failure == "raise":
             raise ValueError("failing on purpose")
-        return super()._fit_ruleset(X, schema, labels, rng)
+        return super()._fit_ruleset(data, rng)

@@ -290,3 +290,48 @@ def test_zero_rows_from_codes_matches_the_inverse_one_hot_bits():
     assert np.array_equal(ZeroRows.from_bools(rows.to_bools()).col, rows.col)
     with pytest.raises(ValueError, match="outside"):
         ZeroRows.from_codes(codes, [0, 3], 5)
+
+
+# --------------------------------------------------------------------------- weighted counts
+@pytest.mark.parametrize("heuristic", ["H1", "H2"])
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(data=random_bit_data(), weights=st.lists(st.floats(0.0, 10.0), min_size=10, max_size=10))
+def test_kernel_equals_reference_with_float_counts(heuristic, data, weights):
+    # the float path sums the counts in the same order in both implementations: the same boundary
+    positives, negatives = data
+    counts = np.array(weights[:len(positives)])
+    assert_same_result(positives, negatives, heuristic, counts)
+    result = find_boundary_result(positives, negatives, heuristic, positive_counts=counts)
+    check_boundary(positives, negatives, result.points, result.conflicting)
+
+
+@pytest.mark.parametrize("heuristic", ["H1", "H2"])
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(data=inverse_one_hot_data(), counts=st.lists(st.integers(0, 4), min_size=10, max_size=10))
+def test_integer_counts_act_as_copies(heuristic, data, counts):
+    # a positive given k times (k >= 1) and the distinct positive with count k give the same points;
+    # whole float counts take the integer path, and halving every count changes no comparison
+    positives, negatives = data
+    counts = np.array(counts[:len(positives)]) + 1
+    expected = find_boundary(positives, negatives, heuristic, positive_counts=counts)
+    copies = find_boundary(np.repeat(positives, counts, axis=0), negatives, heuristic)
+    assert np.array_equal(copies, expected)
+    assert np.array_equal(find_boundary(positives, negatives, heuristic, positive_counts=counts.astype(float)),
+                          expected)
+    assert np.array_equal(find_boundary(positives, negatives, heuristic, positive_counts=counts * 0.5),
+                          expected)
+    assert_same_result(positives, negatives, heuristic, counts * 0.5)
+
+
+def test_float_counts_change_the_heuristic_like_multiplicities():
+    # test_positive_counts_change_the_heuristic with sample weights: 101 weighs 2.5 against 0.5 + 0.5
+    positives = bits("111", "011", "101")
+    negatives = bits("001")
+    assert strings(find_boundary(positives, negatives, positive_counts=[0.5, 0.5, 2.5])) == ["100", "010"]
+    assert strings(find_boundary(positives, negatives, positive_counts=[0.5, 0.75, 0.5])) == ["010", "100"]
+    # a count of 0 weighs nothing in the heuristics, but its positive is still covered
+    assert strings(find_boundary(positives, negatives, positive_counts=[0.0, 0.0, 0.0])) == ["010", "100"]
+    with pytest.raises(ValueError, match="non-negative"):
+        find_boundary(positives, negatives, positive_counts=[1.0, -0.5, 1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        find_boundary(positives, negatives, positive_counts=[1.0, np.nan, 1.0])

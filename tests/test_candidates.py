@@ -129,3 +129,81 @@ def test_a_hash_collision_falls_back_to_comparing_the_coverages(monkeypatch):
     forced = mine_candidates(frame, schema, target.is_positive, max_len=2)
     assert forced.conjunctions == reference.conjunctions and (forced.coverage == reference.coverage).all()
     assert len(reference) > 100  # enough distinct coverages that merging by the first hash would show
+
+
+# --------------------------------------------------------------------------- #
+# sample weights
+# --------------------------------------------------------------------------- #
+def _texts(candidates):
+    return [tuple(str(c) for c in conjunction) for conjunction in candidates.conjunctions]
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(mixed_data(), st.integers(1, 3), st.sampled_from([0.0, 0.1, 0.3]),
+       st.sampled_from(["chimerge", "equal_frequency"]), st.integers(0, 2**31 - 1))
+def test_integer_weights_mine_like_duplicated_rows(data, max_len, min_support, discretization, seed):
+    X, y = data
+    weights = np.random.default_rng(seed).integers(0, 4, len(y))
+    weights[[np.flatnonzero(y == "yes")[0], np.flatnonzero(y == "no")[0]]] = 1  # both classes weigh
+    copies = np.repeat(np.arange(len(y)), weights)
+    options = dict(max_len=max_len, min_support=min_support, max_candidates=10_000, discretization=discretization,
+                   discretization_params={"n_bins": 3} if discretization == "equal_frequency" else None)
+    frame, schema, target = _prepare(X, y, "yes")
+    weighted = mine_candidates(frame, schema, target.is_positive, weights=weights.astype(float), **options)
+    frame_d, schema_d, target_d = _prepare(X.iloc[copies].reset_index(drop=True), y[copies], "yes")
+    duplicated = mine_candidates(frame_d, schema_d, target_d.is_positive, **options)
+    assert _texts(weighted) == _texts(duplicated) and weighted.n_mined == duplicated.n_mined
+    assert (weighted.coverage[copies] == duplicated.coverage).all()
+    positive_weight = np.where(target.is_positive, weights, 0)
+    assert (positive_weight @ weighted.coverage == duplicated.coverage[target_d.is_positive].sum(axis=0)).all()
+    # the rows of weight 0 are covered as the conjunctions say, though they took no part
+    assert (_as_ruleset(weighted, schema, target).covers(X) == weighted.coverage).all()
+
+
+@pytest.mark.parametrize("name, positive", [("tic_tac_toe", "positive"), ("german", "bad"), ("monk1", "1")])
+def test_unit_weights_mine_exactly_the_unweighted_candidates(name, positive):
+    X, y = optrules.load(name)
+    frame, schema, target = _prepare(X, y, positive)
+    plain = mine_candidates(frame, schema, target.is_positive, max_len=3)
+    ones = mine_candidates(frame, schema, target.is_positive, max_len=3, weights=np.ones(len(frame)))
+    assert ones.conjunctions == plain.conjunctions and ones.n_mined == plain.n_mined
+    assert (ones.coverage == plain.coverage).all()
+
+
+def test_a_row_of_weight_zero_acts_as_removed():
+    X = pd.DataFrame({"a": ["p", "p", "q", "q", "q", "r", "r"], "b": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]})
+    y = np.array(["yes", "yes", "yes", "no", "no", "no", "yes"])
+    weights = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0])  # the only positive "r" weighs nothing
+    frame, schema, target = _prepare(X, y, "yes")
+    weighted = mine_candidates(frame, schema, target.is_positive, max_len=2, min_support=0.0, weights=weights,
+                               discretization="equal_frequency", discretization_params={"n_bins": 3})
+    frame_r, schema_r, target_r = _prepare(X.iloc[:6], y[:6], "yes")
+    removed = mine_candidates(frame_r, schema_r, target_r.is_positive, max_len=2, min_support=0.0,
+                              discretization="equal_frequency", discretization_params={"n_bins": 3})
+    assert _texts(weighted) == _texts(removed)
+    assert (weighted.coverage[:6] == removed.coverage).all()
+    assert not any("r" in text for conjunction in _texts(weighted) for text in conjunction)
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(mixed_data(), st.integers(1, 3), st.sampled_from([0.0, 0.1, 0.3]), st.integers(0, 2**31 - 1))
+def test_fractional_weights_bound_supports_and_rank_by_weighted_exclusiveness(data, max_len, min_support, seed):
+    X, y = data
+    frame, schema, target = _prepare(X, y, "yes")
+    weights = np.random.default_rng(seed).random(len(y)) * 3
+    weights[np.random.default_rng(seed).random(len(y)) < 0.2] = 0.0
+    weights[[np.flatnonzero(y == "yes")[0], np.flatnonzero(y == "no")[0]]] = 0.5
+    candidates = mine_candidates(frame, schema, target.is_positive, max_len=max_len, min_support=min_support,
+                                 max_candidates=10_000, weights=weights)
+    assert (_as_ruleset(candidates, schema, target).covers(X) == candidates.coverage).all()
+    pos = np.where(target.is_positive, weights, 0.0) @ candidates.coverage
+    neg = np.where(target.is_positive, 0.0, weights) @ candidates.coverage
+    total_pos, total_neg = weights[target.is_positive].sum(), weights[~target.is_positive].sum()
+    assert (pos > 0).all() and (pos >= min_support * total_pos - 1e-9).all()
+    lsup_pos, lsup_neg = pos / total_pos, neg / total_neg
+    assert (lsup_pos > lsup_neg - 1e-12).all()
+    exclusiveness = lsup_pos / (lsup_pos + lsup_neg)
+    assert (np.diff(exclusiveness) <= 1e-9).all()
+    # distinct on the rows that weigh: two candidates differing only on rows of weight 0 are one
+    live = weights > 0
+    assert len({col.tobytes() for col in candidates.coverage[live].T}) == len(candidates)

@@ -74,25 +74,30 @@ def test_feature_roles_reproduce_the_papers_counts():
         assert (len(design.clustered), sum(design.n_categories), design.n_numeric) == (clustered, dummies, n_numeric)
 
 
-def hinge_objective(ruleset: Ruleset, X, is_positive: np.ndarray, C: float) -> float:
-    """(7) evaluated from the Ruleset alone: every weight and coefficient squared, plus the hinge loss."""
+def hinge_objective(ruleset: Ruleset, X, is_positive: np.ndarray, C: float, weights: np.ndarray | None = None) -> float:
+    """(7) evaluated from the Ruleset alone: every weight and coefficient squared, plus the hinge loss
+    (C / W) sum_i w_i xi_i (w_i = 1 without ``weights``)."""
     y = np.where(is_positive, 1.0, -1.0)
+    w = np.ones(len(y)) if weights is None else weights
     hinge = np.maximum(0.0, 1.0 - y * ruleset.decision_function(X))
     squares = sum(r.weight ** 2 for r in ruleset.rules) + sum(t.coefficient ** 2 for t in ruleset.linear)
-    return squares / 2 + C / len(y) * hinge.sum()
+    return squares / 2 + C / w.sum() * (w * hinge).sum()
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_scorecard_is_the_strategys_svm(strategy):
+def test_scorecard_is_the_strategys_svm(strategy, weighted):
     """The Ruleset's decision function on the training data is the SVM's: its objective (7), computed
-    from the Ruleset's weights and scores alone, equals the solver's optimum of the clustered SVM."""
+    from the Ruleset's weights and scores alone, equals the solver's optimum of the clustered SVM,
+    with sample weights (including 0) as without."""
     X, y = mixed_frame()
+    weights = np.random.default_rng(7).choice([0.0, 0.5, 1.0, 3.0], len(y)) if weighted else None
     model = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", random_state=0, draws=3,
-                            **quick(strategy)).fit(X, y)
+                            **quick(strategy)).fit(X, y, sample_weight=weights)
     ruleset = model.ruleset_
     assert ruleset.kind == "score" and ruleset.positive == "hit" and ruleset.default == "miss"
-    assert hinge_objective(ruleset, X, (y == "hit").to_numpy(), 5.0) == pytest.approx(ruleset.meta["objective"],
-                                                                                       rel=1e-5)
+    assert hinge_objective(ruleset, X, (y == "hit").to_numpy(), 5.0, weights) == \
+        pytest.approx(ruleset.meta["objective"], rel=1e-5)
     assert model.score(X, y) >= 0.7  # noisy labels: the constant classifier scores about 0.55
     features = {r.conditions[0].feature for r in ruleset.rules} | {t.feature for t in ruleset.linear}
     assert features == {"colour", "size", "flag", "age"}  # the one-category feature is dropped
@@ -101,6 +106,56 @@ def test_scorecard_is_the_strategys_svm(strategy):
             assert sum(r.conditions[0].feature == feature for r in ruleset.rules) <= 2
     restored = Ruleset.from_json(ruleset.to_json())
     assert np.allclose(restored.decision_function(X), ruleset.decision_function(X))
+
+
+def duplicated_frame(X: pd.DataFrame, y: pd.Series, weights: np.ndarray) -> tuple[pd.DataFrame, pd.Series]:
+    """Every row repeated as many times as its integer weight."""
+    rows = np.repeat(np.arange(len(X)), weights.astype(np.int64))
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("strategy", ["svm-o", "svm-c"])
+def test_integer_sample_weights_act_as_copies_of_the_rows(strategy):
+    """An integer weight is that many copies: the same objective (weighted standardisation, SVM (1)
+    or SVM_O + MSSC + clustered SVM), the same scorecard and predictions as on duplicated rows."""
+    X, y = mixed_frame(n=60, seed=3)
+    weights = np.random.default_rng(3).integers(1, 4, len(y)).astype(float)
+    X_copies, y_copies = duplicated_frame(X, y, weights)
+    weighted = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit").fit(X, y, sample_weight=weights)
+    copied = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit").fit(X_copies, y_copies)
+    assert weighted.ruleset_.meta["objective"] == pytest.approx(copied.ruleset_.meta["objective"], rel=1e-6)
+    assert (weighted.predict(X) == copied.predict(X)).all()
+    assert np.allclose(weighted.decision_function(X), copied.decision_function(X), atol=1e-5)
+    conditions = [[str(r.conditions[0]) for r in m.ruleset_.rules] for m in (weighted, copied)]
+    assert conditions[0] == conditions[1]
+    for mine, theirs in zip(weighted.ruleset_.linear, copied.ruleset_.linear):  # the weighted standardisation
+        assert (mine.center, mine.scale) == pytest.approx((theirs.center, theirs.scale), rel=1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["svm-c", "clm"])
+def test_sample_weights_of_ones_are_the_unweighted_fit(strategy):
+    X, y = mixed_frame(n=60, seed=4)
+    plain, ones = (CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", **quick(strategy))
+                   .fit(X, y, sample_weight=weights).ruleset_ for weights in (None, np.ones(len(y))))
+    assert plain == ones
+    assert (plain.meta["objective"], plain.meta["instance"]) == (ones.meta["objective"], ones.meta["instance"])
+
+
+def test_weighted_standardisation():
+    """Weighted mean and standard deviation of the observed values, those of duplicated rows; weights
+    of ones give numpy's mean and std exactly; the categories come from every row, weight 0 included."""
+    X, y = mixed_frame(n=50, seed=5)
+    frame, schema = validate_features(X)
+    weights = np.random.default_rng(5).integers(0, 4, len(frame)).astype(float)
+    copies, _ = duplicated_frame(frame, y, weights)
+    weighted, copied = ScorecardDesign.fit(frame, schema, weights), ScorecardDesign.fit(copies, schema)
+    assert np.allclose(weighted.center, copied.center, rtol=1e-12) and np.allclose(weighted.scale, copied.scale,
+                                                                                   rtol=1e-12)
+    assert weighted.categories == ScorecardDesign.fit(frame, schema).categories
+    age = frame["age"].to_numpy(float)
+    observed = age[~np.isnan(age)]
+    for design in (ScorecardDesign.fit(frame, schema), ScorecardDesign.fit(frame, schema, np.ones(len(frame)))):
+        assert (design.center[0], design.scale[0]) == (observed.mean(), observed.std())
 
 
 def test_svm_o_scorecard_equals_an_independent_one_hot_svm():
@@ -245,7 +300,7 @@ def test_c_cv_picks_from_the_grid_by_inner_accuracy():
     X, y = mixed_frame(n=80, seed=2)
     model = CLSVMClassifier(strategy="svm-c", C="cv", random_state=0).fit(X, y)
     accuracy = model.ruleset_.meta["cv_accuracy"]
-    assert set(accuracy) == {str(c) for c in optrules.clsvm.C_GRID}
+    assert set(accuracy) == {str(c) for c in optrules.estimators.clsvm.C_GRID}
     best = max(accuracy.values())
     assert accuracy[str(model.ruleset_.meta["C"])] == best
 
@@ -260,13 +315,14 @@ def test_numeric_only_data_is_a_plain_svm():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"strategy": "clmm"}, "strategy must be one of"),
-    ({"C": 0}, "C must be a positive number or 'cv'"),
-    ({"C": "auto"}, "C must be a positive number or 'cv'"),
-    ({"clusters": 0}, "clusters must be an integer >= 1"),
-    ({"draws": 0}, "draws must be an integer >= 1"),
+    ({"strategy": "clmm"}, "'strategy' parameter of CLSVMClassifier must be one of 'svm-o'"),
+    ({"C": 0}, r"'C' parameter of CLSVMClassifier must be a finite number > 0.0 or one of 'cv'"),
+    ({"C": "auto"}, r"'C' parameter of CLSVMClassifier must be a finite number > 0.0 or one of 'cv'"),
+    ({"clusters": 0}, "'clusters' parameter of CLSVMClassifier must be an integer >= 1"),
+    ({"draws": 0}, "'draws' parameter of CLSVMClassifier must be an integer >= 1"),
     ({"positive": "maybe"}, "positive class 'maybe' is not a label"),
-    ({"solver": "cplexx"}, "unknown solver 'cplexx'"),
+    ({"solver": "cplexx"}, "'solver' parameter of CLSVMClassifier must be one of None, 'highs'"),
+    ({"class_weight": "even"}, "'class_weight' parameter of CLSVMClassifier must be None, 'balanced' or a dict"),
 ])
 def test_parameter_errors_are_specific(params, message):
     X, y = mixed_frame(n=30)

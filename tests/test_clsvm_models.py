@@ -1,8 +1,10 @@
 """CLSVM models: CL against CL-bigM against enumeration, relaxations as bounds, Propositions 2.1 and 2.2,
-MSSC against brute force, the Ipopt adapter's derivatives, and solver swaps."""
+MSSC against brute force, the Ipopt adapter's derivatives, solver swaps, and sample weights (integer
+weights against duplicated rows, weights of ones against the unweighted models)."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -11,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optrules.exact.cl_ipopt import _Relaxation, ipopt_available, solve_relaxation_ipopt
-from optrules.exact.clsvm import big_m, canonical, constant_upper_bound, feature_big_m, randomized_rounding
+from optrules.exact.clsvm import (STRATEGIES, StrategyInputs, big_m, canonical, constant_upper_bound, feature_big_m,
+                                  randomized_rounding, run_strategy)
 from optrules.exact.mssc import mssc_1d, within_sum_of_squares
+from optrules.exact.scorecard import ScorecardDesign
 from optrules.models import cl, cl_bigm, cl_lower_bound, svm
 from optrules.models.cl import ClusterData, CLSolution
 from optrules.solvers import ProblemClass, Status, UnsupportedProblemError, available_solvers, solve
@@ -39,7 +43,7 @@ def clustered_svm_objective(data: ClusterData, assignment: list[np.ndarray]) -> 
         block = np.zeros((data.n, L))
         block[np.arange(data.n), labels[code]] = 1.0
         blocks.append(block)
-    model = svm.build(np.hstack(blocks), data.numeric, data.y, C)
+    model = svm.build(np.hstack(blocks), data.numeric, data.y, C, data.weights)
     report = solve(model.problem, ProblemClass.QP, "clarabel")
     assert report.status is Status.OPTIMAL
     return report.objective
@@ -158,8 +162,11 @@ def test_mssc_clusters_are_runs_of_the_sorted_scores():
 
 
 @pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
-def test_ipopt_adapter_derivatives_match_finite_differences():
+@pytest.mark.parametrize("weighted", [False, True])
+def test_ipopt_adapter_derivatives_match_finite_differences(weighted):
     data = tiny(3, sizes=(3, 4), numeric=2)
+    if weighted:
+        data = dataclasses.replace(data, weights=np.random.default_rng(1).uniform(0.0, 3.0, data.n))
     relaxation = _Relaxation(data, C)
     rng = np.random.default_rng(0)
     x = rng.normal(size=relaxation.size)
@@ -188,8 +195,9 @@ def test_ipopt_adapter_derivatives_match_finite_differences():
     lower = dense(*relaxation.hessianstructure(), relaxation.hessian(x, lagrange, 0.7),
                   (relaxation.size, relaxation.size))
     assert np.allclose(np.tril(lagrangian_hessian), lower, atol=1e-5)
-    assert relaxation.objective(x) == pytest.approx(
-        x[:relaxation.i_b] @ x[:relaxation.i_b] / 2 + C / data.n * x[relaxation.i_xi:relaxation.i_z].sum())
+    w, total = data.hinge_weights()
+    assert relaxation.objective(x) == pytest.approx(  # (7)
+        x[:relaxation.i_b] @ x[:relaxation.i_b] / 2 + C / total * w @ x[relaxation.i_xi:relaxation.i_z])
 
 
 @pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
@@ -318,3 +326,159 @@ def test_cl_bigm_built_by_pyomo_and_by_cvxpy_reaches_the_enumerated_optimum_with
         assert value == pytest.approx(reference, rel=1e-3 if first_order else 1e-5,
                                       abs=1e-4 if first_order else 1e-6), (modeller, solver)
         assert value <= brute + 1e-4
+
+
+# ------------------------------------------------------------------------------------ sample weights
+def with_weights(data: ClusterData, seed: int) -> ClusterData:
+    """``data`` with integer sample weights 0..3 (a few 0)."""
+    return dataclasses.replace(data, weights=np.random.default_rng(seed).integers(0, 4, data.n).astype(float))
+
+
+def duplicated(data: ClusterData) -> ClusterData:
+    """The unweighted instance with every sample repeated as many times as its integer weight."""
+    rows = np.repeat(np.arange(data.n), data.weights.astype(np.int64))
+    return ClusterData(tuple(code[rows] for code in data.codes), data.n_categories, data.numeric[rows],
+                       data.y[rows], data.clusters)
+
+
+def design_of(data: ClusterData) -> ScorecardDesign:
+    """A design whose coordinates are ``data``'s (the strategies take its dummies)."""
+    P = data.numeric.shape[1]
+    return ScorecardDesign(tuple(f"f{j}" for j in range(len(data.n_categories))),
+                           tuple(tuple(range(k)) for k in data.n_categories), (), tuple(f"x{p}" for p in range(P)),
+                           np.zeros(P), np.ones(P))
+
+
+def one_hot(data: ClusterData) -> np.ndarray:
+    return np.hstack([np.eye(k)[code] for k, code in zip(data.n_categories, data.codes)])
+
+
+def solved_svm(data: ClusterData, weights: np.ndarray | None) -> tuple[float, svm.SVMSolution]:
+    model = svm.build(one_hot(data), data.numeric, data.y, C, weights)
+    report = solve(model.problem, ProblemClass.QP, "clarabel")
+    assert report.status is Status.OPTIMAL
+    return report.objective, svm.extract(model)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_svm_with_integer_weights_is_the_svm_on_duplicated_rows(seed):
+    """(1) with w_i copies of sample i: the same optimum, scores and predictions (weights 0 included)."""
+    data = with_weights(tiny(seed, n=30, numeric=2), seed)
+    copies = duplicated(data)
+    weighted_value, weighted = solved_svm(data, data.weights)
+    copied_value, copied = solved_svm(copies, None)
+    assert weighted_value == pytest.approx(copied_value, rel=1e-6, abs=1e-8)
+    assert np.allclose(weighted.omega, copied.omega, atol=1e-5)
+    assert np.allclose(weighted.omega_numeric, copied.omega_numeric, atol=1e-5)
+    score = one_hot(data) @ weighted.omega + data.numeric @ weighted.omega_numeric + weighted.b
+    copied_score = one_hot(data) @ copied.omega + data.numeric @ copied.omega_numeric + copied.b
+    assert ((score > 0) == (copied_score > 0)).all()
+    point = (weighted.omega, weighted.omega_numeric, weighted.b, one_hot(data), data.numeric, data.y, C)
+    assert svm.objective_value(*point, data.weights) == pytest.approx(weighted_value, rel=1e-6)
+
+
+def test_weights_of_ones_are_the_unweighted_models_bit_for_bit():
+    data = tiny(4, n=30, numeric=2)
+    ones = dataclasses.replace(data, weights=np.ones(data.n))
+    assert not ones.weighted and ones.digest(C) == data.digest(C)
+    (plain_value, plain), (ones_value, with_ones) = solved_svm(data, None), solved_svm(data, np.ones(data.n))
+    assert plain_value == ones_value and plain.b == with_ones.b
+    assert np.array_equal(plain.omega, with_ones.omega) and np.array_equal(plain.omega_numeric, with_ones.omega_numeric)
+    upper = constant_upper_bound(data.y, C)
+    assert constant_upper_bound(data.y, C, np.ones(data.n)) == upper
+    (plain_m, plain_lower, _), (ones_m, ones_lower, _) = (feature_big_m(d, C, upper, "clarabel") for d in (data, ones))
+    assert np.array_equal(plain_m, ones_m) and plain_lower == ones_lower
+    M = big_m(upper)
+    for modeller in cl_bigm.MODELLERS:
+        values = []
+        for instance in (data, ones):
+            model = cl_bigm.build(instance, C, M, modeller=modeller)
+            report = solve(model.model, ProblemClass.MIQP, "scip", {"limits/nodes": 200})
+            values.append((report.status, report.objective, report.best_bound, model.solution().objective))
+        assert values[0] == values[1], modeller
+    design = design_of(data)
+    for strategy in ("svm-c", "clm-rr"):
+        plain, weighted = (run_strategy(strategy, StrategyInputs(design, instance), C, draws=3)
+                           for instance in (data, ones))
+        assert (plain.objective, plain.meta["gap"]) == (weighted.objective, weighted.meta["gap"]), strategy
+
+
+def test_cluster_data_checks_its_weights_and_its_digest_counts_them():
+    data = tiny(0)
+    for weights, message in ((np.ones(3), "one value per sample"), (np.full(data.n, -1.0), "non-negative"),
+                             (np.full(data.n, np.nan), "finite"), (np.zeros(data.n), "positive sum")):
+        with pytest.raises(ValueError, match=message):
+            dataclasses.replace(data, weights=weights)
+    weighted = with_weights(data, 0)
+    assert weighted.weighted and (weighted.weights == 0).any()
+    assert weighted.digest(C) != data.digest(C) != dataclasses.replace(data, weights=np.full(data.n, 2.0)).digest(C)
+    # a sample of weight 0 changes nothing: support() drops it, and the digest is that of the support
+    support = weighted.support()
+    assert support.n == int((weighted.weights > 0).sum()) and (support.weights > 0).all()
+    assert support.hinge_weights()[1] == weighted.hinge_weights()[1]
+    assert weighted.digest(C) == support.digest(C) and support.support() is support and data.support() is data
+
+
+def test_constant_upper_bound_weighs_the_classes():
+    y = np.array([1.0, 1.0, -1.0, -1.0, -1.0])
+    assert constant_upper_bound(y, 3.0) == pytest.approx(2 * 3.0 * 2 / 5)
+    # the positives weigh 6 of 7: b = +1 leaves the negatives' 2 C 1 / 7
+    assert constant_upper_bound(y, 3.0, np.array([1.0, 5.0, 0.0, 1.0, 0.0])) == pytest.approx(2 * 3.0 * 1 / 7)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cl_bigm_with_integer_weights_is_cl_bigm_on_duplicated_rows(seed):
+    """The MIQP (16)-(28), under a node limit and proved optimal (gap 0) on a tiny instance, from
+    both layers: the weighted optimum is the duplicated one and the weighted brute force; the
+    relaxation, the bound (LB) and the per-feature M_j agree as well (weights 0 kept in the model)."""
+    data = with_weights(tiny(seed), seed + 10)
+    copies = duplicated(data)
+    upper = constant_upper_bound(data.y, C, data.weights)
+    assert upper == pytest.approx(constant_upper_bound(copies.y, C), rel=1e-12)
+    M, lower, _ = feature_big_m(data, C, upper, "clarabel")
+    M_copies, lower_copies, _ = feature_big_m(copies, C, upper, "clarabel")
+    assert lower == pytest.approx(lower_copies, rel=1e-6, abs=1e-8)
+    assert np.allclose(M, M_copies, rtol=1e-5)
+    brute = enumerate_cl(data)
+    assert brute == pytest.approx(enumerate_cl(copies), rel=1e-6, abs=1e-8)
+    options = {"limits/nodes": 10_000, "limits/gap": 0.0}
+    for modeller in cl_bigm.MODELLERS:
+        values = []
+        for instance in (data, copies):
+            model = cl_bigm.build(instance, C, M, modeller=modeller)
+            report = solve(model.model, ProblemClass.MIQP, "scip", options)
+            assert report.status is Status.OPTIMAL, (modeller, report)
+            values.append(report.objective)
+            assert model.solution().objective == pytest.approx(report.objective, rel=1e-6, abs=1e-8)
+        assert values[0] == pytest.approx(values[1], rel=1e-6, abs=1e-8), modeller
+        assert values[0] == pytest.approx(brute, rel=1e-6, abs=1e-8), modeller
+        relaxed = [solve(cl_bigm.build(instance, C, M, relax=True, modeller="cvxpy").model, ProblemClass.QP,
+                         "clarabel").objective for instance in (data, copies)]
+        assert relaxed[0] == pytest.approx(relaxed[1], rel=1e-6, abs=1e-8) and relaxed[0] <= brute + 1e-6
+
+
+@pytest.mark.skipif(not ipopt_available(), reason="cyipopt is not installed")
+def test_ipopt_relaxation_with_integer_weights_is_the_relaxation_on_duplicated_rows():
+    data = with_weights(tiny(1), 3)
+    start = CLSolution(tuple(np.zeros(2) for _ in data.n_categories), np.zeros(1), 0.0,
+                       tuple(np.full((k, 2), 0.5) for k in data.n_categories), 0.0)
+    (weighted, report), (copied, copied_report) = (solve_relaxation_ipopt(instance, C, start)
+                                                   for instance in (data, duplicated(data)))
+    assert report.termination == copied_report.termination == "locally_optimal"
+    assert weighted.objective == pytest.approx(copied.objective, rel=1e-5)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_every_strategy_drops_the_samples_of_weight_zero(strategy):
+    """Samples of weight 0 (here with labels flipped and features scaled by 1000) change nothing:
+    every strategy returns exactly what it returns without them."""
+    data = with_weights(tiny(2, n=24), 5)
+    zero = data.weights == 0
+    noisy = dataclasses.replace(data, y=np.where(zero, -data.y, data.y),
+                                numeric=np.where(zero[:, None], 1000.0 * data.numeric, data.numeric))
+    design = design_of(data)
+    options = {"limits/nodes": 50} if strategy in ("clm", "cl") else None
+    first, second = (run_strategy(strategy, StrategyInputs(design, instance), C, draws=3, options=options)
+                     for instance in (noisy, data.support()))
+    assert first.objective == second.objective
+    assert [a.tolist() for a in first.card.assignment] == [a.tolist() for a in second.card.assignment]

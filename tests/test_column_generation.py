@@ -4,6 +4,7 @@ against enumeration and brute force, the heuristics' objectives against the boun
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -372,3 +373,97 @@ def test_duals_that_break_strong_duality_are_refused_not_priced(monkeypatch):
     X, label, _ = random_problem(9)
     with pytest.raises(ValueError, match="no LP duals"):
         make_estimator("brcg", modeller="cvxpy", solver="scip").fit(X, np.where(label, "a", "b"))
+
+
+# --------------------------------------------------------------------------- sample weights
+def weighted_samples(seed: int, n_samples: int = 50) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Two binary features, a numeric one with missing values, a noisy label and integer weights in 0..3."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, size=(n_samples, 2))
+    number = np.where(rng.random(n_samples) < 0.1, np.nan, rng.integers(0, 8, n_samples).astype(float))
+    label = ((bits[:, 0] & bits[:, 1]) | (np.nan_to_num(number) > 5)).astype(bool)
+    label = np.where(rng.random(n_samples) < 0.15, ~label, label)
+    X = pd.DataFrame({"f0": pd.Categorical(bits[:, 0].astype(str)), "f1": pd.Categorical(bits[:, 1].astype(str)),
+                      "n": number})
+    weights = rng.integers(0, 4, n_samples)
+    weights[[np.flatnonzero(label)[0], np.flatnonzero(~label)[0]]] = 1
+    return X, label, weights
+
+
+def weighted_and_duplicated(seed: int, n_thresholds: int = 3) -> tuple[RuleProblem, RuleProblem]:
+    X, label, weights = weighted_samples(seed)
+    frame, schema = validate_features(X)
+    literals = binarize(frame, schema, n_thresholds, weights=weights.astype(float))
+    copies = np.repeat(np.arange(len(X)), weights)
+    frame_d, schema_d = validate_features(X.iloc[copies].reset_index(drop=True))
+    literals_d = binarize(frame_d, schema_d, n_thresholds)
+    assert [str(c) for c in literals.conditions] == [str(c) for c in literals_d.conditions]
+    assert (literals.matrix[copies] == literals_d.matrix).all()
+    return (RuleProblem.from_samples(literals.matrix, label, weights=weights.astype(float)),
+            RuleProblem.from_samples(literals_d.matrix, label[copies]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_integer_weights_give_the_problem_of_duplicated_rows(seed):
+    weighted, duplicated = weighted_and_duplicated(seed)
+    assert (weighted.truth == duplicated.truth).all()
+    assert (weighted.pos == duplicated.pos).all() and (weighted.neg == duplicated.neg).all()
+    assert weighted.digest(0.5, 2, None) == duplicated.digest(0.5, 2, None)
+
+
+@pytest.mark.parametrize("seed,max_complexity", [(0, None), (1, 6.0), (2, None)])
+def test_integer_weights_give_the_optimum_and_bound_of_duplicated_rows(seed, max_complexity):
+    weighted, duplicated = weighted_and_duplicated(seed, n_thresholds=2)
+    results = [column_generation(problem, 0.5, 2, max_complexity) for problem in (weighted, duplicated)]
+    assert results[0].certified and results[1].certified
+    assert results[0].objective == results[1].objective and results[0].best_bound == results[1].best_bound
+    clauses = all_clauses(weighted.truth.shape[1], 2)
+    assert results[0].best_bound <= enumerated_optimum(weighted, clauses, 0.5, max_complexity) + 1e-6
+
+
+def test_binarize_thresholds_are_weighted_quantiles_and_unit_weights_change_nothing():
+    X = pd.DataFrame({"age": [1.0, 2.0, 3.0, 4.0, np.nan, 100.0], "colour": ["r", "g", "b", "r", "g", "b"]})
+    frame, schema = validate_features(X)
+    plain = binarize(frame, schema, n_thresholds=1)
+    ones = binarize(frame, schema, n_thresholds=1, weights=np.ones(6))
+    assert ones.conditions == plain.conditions and (ones.matrix == plain.matrix).all()
+    # weight 3 on age 1 and 0 on the missing value and on 100: the median of 1, 1, 1, 2, 3, 4 is 1.5,
+    # no missing literal, and "b" is decided on the one row of positive weight that has it
+    weighted = binarize(frame, schema, n_thresholds=1, weights=np.array([3.0, 1.0, 1.0, 1.0, 0.0, 0.0]))
+    text = [str(c) for c in weighted.conditions]
+    assert "age in [min, 1.5]" in text and "age in (1.5, max]" in text
+    assert not any("missing" in t for t in text)
+    assert weighted.matrix.shape == (6, len(text))  # a row per sample, the weightless ones included
+    # fractional weights: a row of weight w counts as w copies; with 0.5 x 1, 2, 3, 4 (total 3.5) the
+    # median's virtual index is (3.5 - 1) / 2 = 1.25, a quarter of the way from 2 to 3
+    half = binarize(frame, schema, n_thresholds=1, weights=np.array([0.5, 1.0, 1.0, 1.0, 0.0, 0.0]))
+    assert "age in [min, 2.25]" in [str(c) for c in half.conditions]
+
+
+def test_rows_of_weight_zero_leave_the_problem():
+    matrix = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]], dtype=bool)
+    is_positive = np.array([True, False, True, False, True])
+    unit = RuleProblem.from_samples(matrix, is_positive)
+    ones = RuleProblem.from_samples(matrix, is_positive, weights=np.ones(5))
+    assert ones.digest(1.0, 2, None) == unit.digest(1.0, 2, None)
+    # the pattern [1, 1] weighs 0 in total and goes; [1, 0] keeps its positive of weight 2.5 alone
+    weighted = RuleProblem.from_samples(matrix, is_positive, weights=np.array([2.5, 0.0, 1.0, 0.0, 0.0]))
+    assert weighted.truth.tolist() == [[False, True], [True, False]]
+    assert weighted.pos.tolist() == [1.0, 2.5] and weighted.neg.tolist() == [0.0, 0.0]
+    removed = RuleProblem.from_samples(matrix[[0, 2]], is_positive[[0, 2]], weights=np.array([2.5, 1.0]))
+    assert weighted.digest(1.0, 2, None) == removed.digest(1.0, 2, None)
+    with pytest.raises(ValueError, match="weights"):
+        RuleProblem.from_samples(matrix, is_positive, weights=np.ones(4))
+
+
+def test_fractional_weights_are_not_rounded_and_bracket_the_brute_force_optimum():
+    X, label, weights = weighted_samples(4, n_samples=30)
+    fractional = weights * 0.37
+    frame, schema = validate_features(X[["f0", "f1"]])
+    literals = binarize(frame, schema, weights=fractional)
+    problem = RuleProblem.from_samples(literals.matrix, label, weights=fractional)
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    optimum = brute_force_optimum(problem, clauses, 0.5, None)
+    result = column_generation(problem, 0.5, 2)
+    assert result.certified and result.best_bound <= optimum + 1e-6 <= result.objective + 2e-6
+    assert result.best_bound != math.ceil(result.best_bound - 1e-6)  # the bound of (1) in fractions, unrounded

@@ -1,16 +1,27 @@
-"""Tests for optrules.data: feature and target validation, the schema, the positive class."""
+"""Tests for optrules.data: feature, target and sample-weight validation, the schema, the positive class,
+rare-category grouping and the matching of categories at predict time."""
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from optrules.data import Schema, binarize_target, class_order, validate_features, validate_target
+from sklearn.exceptions import DataConversionWarning
+
+from optrules.data import (OTHER, CategoryGroups, Schema, align_categories, binarize_target, class_order,
+                           group_categories, validate_features, validate_sample_weight, validate_target)
+from optrules.exceptions import CategoryWarning
+from optrules.ruleset import CategoricalCondition, Interval, NumericCondition, Rule, Ruleset
 
 NAN = float("nan")
+COLUMN_VECTOR = (r"^A column-vector y was passed when a 1d array was expected\. Please change the shape of y to "
+                 r"\(n_samples, \), for example using ravel\(\)\.$")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,9 +262,12 @@ def test_validate_target_accepts_tuple_labels():
 
 
 def test_validate_target_accepts_2d_single_column():
-    assert validate_target(np.array([[0], [1], [0]]), 3).tolist() == [0, 1, 0]
-    assert validate_target([["a"], ["b"]], 2).tolist() == ["a", "b"]
-    assert validate_target(pd.DataFrame({"y": ["u", "v"]}), 2).tolist() == ["u", "v"]
+    with pytest.warns(DataConversionWarning, match=COLUMN_VECTOR):
+        assert validate_target(np.array([[0], [1], [0]]), 3).tolist() == [0, 1, 0]
+    with pytest.warns(DataConversionWarning, match=COLUMN_VECTOR):
+        assert validate_target([["a"], ["b"]], 2).tolist() == ["a", "b"]
+    with pytest.warns(DataConversionWarning, match=COLUMN_VECTOR):
+        assert validate_target(pd.DataFrame({"y": ["u", "v"]}), 2).tolist() == ["u", "v"]
     with pytest.raises(ValueError, match="y must be 1-dimensional"):
         validate_target(np.zeros((3, 2)), 3)
     with pytest.raises(ValueError, match="y must be one column of labels, got 2 columns"):
@@ -334,3 +348,470 @@ def test_binarize_tuple_labels():
     target = binarize_target(labels)
     assert (target.positive, target.negative) == (("p", 1), ("n", 0))
     assert target.is_positive.tolist() == [False, True, False]
+
+
+def test_column_vector_y_warns_as_scikit_learn():
+    with pytest.warns(DataConversionWarning, match=COLUMN_VECTOR) as record:
+        labels = validate_target(np.array([["a"], ["b"], ["a"]], dtype=object), 3)
+    assert len(record) == 1
+    assert labels.shape == (3,) and labels.tolist() == ["a", "b", "a"]
+
+
+def test_one_dimensional_y_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        validate_target(np.array([0, 1, 0]), 3)
+        validate_target(pd.Series(["a", "b"]), 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# validate_sample_weight
+# ---------------------------------------------------------------------------------------------
+
+def test_sample_weight_none_gives_ones():
+    weights = validate_sample_weight(None, 4)
+    assert weights.dtype == np.float64 and weights.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("scalar", [2, 2.0, np.int64(2), np.float32(2.0)])
+def test_sample_weight_scalar_applies_to_every_row(scalar):
+    weights = validate_sample_weight(scalar, 3)
+    assert weights.dtype == np.float64 and weights.tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("given", [
+    [1, 2, 0.5],
+    (1, 2, 0.5),
+    np.array([1, 2, 0.5], dtype=np.float32),
+    pd.Series([1, 2, 0.5], index=[9, 8, 7]),
+    np.array([1, 2, 0.5], dtype=object),
+    pd.array([1, 2, 0], dtype="Int64"),
+])
+def test_sample_weight_array_likes_become_float64(given):
+    weights = validate_sample_weight(given, 3)
+    assert weights.dtype == np.float64 and weights.shape == (3,)
+    assert weights.tolist() == [1.0, 2.0, float(np.asarray(given, dtype=object)[2])]
+
+
+def test_sample_weight_is_a_copy():
+    given = np.array([1.0, 2.0, 3.0])
+    weights = validate_sample_weight(given, 3)
+    weights[0] = 99.0
+    assert given.tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(("given", "message"), [
+    ([1.0, 2.0, 3.0], r"^sample_weight has 3 values for 5 samples$"),
+    (np.ones((5, 1)), r"sample_weight must be 1-dimensional .*got shape \(5, 1\)"),
+    (["a", "b", "c", "d", "e"], r"sample_weight must be numbers, got values of dtype <U1"),
+    (np.array([1, "a", 2, 3, 4], dtype=object),
+     r"sample_weight must be numbers, got non-numeric value\(s\) e\.g\. 'a'"),
+    ("heavy", r"sample_weight must be numbers, got values of dtype <U5"),
+    (np.ones(5, dtype=complex), r"sample_weight must be real numbers, got complex values"),
+    (np.array([1, 2j, 1, 1, 1], dtype=object), r"sample_weight must be real numbers, got complex values"),
+    (np.ones(5, dtype=bool), r"sample_weight must be numbers, got booleans"),
+    (np.array([1, True, 1, 1, 1], dtype=object), r"sample_weight must be numbers, got booleans"),
+    (True, r"sample_weight must be numbers, got booleans"),
+    ([1.0, NAN, 1.0, NAN, 1.0], r"sample_weight contains 2 NaN \(missing\) value\(s\)"),
+    (np.array([1, None, 1, 1, 1], dtype=object), r"sample_weight contains 1 NaN \(missing\) value\(s\)"),
+    ([1.0, math.inf, 1.0, 1.0, 1.0], r"sample_weight contains 1 infinite value\(s\)"),
+    ([1.0, -2.0, 1.0, -1.0, 1.0],
+     r"sample_weight contains 2 negative value\(s\) \(e\.g\. -2\.0\); weights must be >= 0"),
+    (np.zeros(5), r"sample_weight sums to 0 \(every weight is zero\)"),
+    (0, r"sample_weight sums to 0 \(every weight is zero\)"),
+    ([[1.0, 2.0], [1.0]], r"sample_weight must be a 1-d array of numbers"),
+])
+def test_sample_weight_errors_name_the_problem(given, message):
+    with pytest.raises(ValueError, match=message):
+        validate_sample_weight(given, 5)
+
+
+# ---------------------------------------------------------------------------------------------
+# group_categories and CategoryGroups
+# ---------------------------------------------------------------------------------------------
+
+def _city_frame() -> tuple[pd.DataFrame, Schema]:
+    """city counts: a 5, b 4, c 3, d 1, e 1, f 1, one missing; n is numeric."""
+    cities = list("aaaaabbbbcccdef") + [None]
+    return validate_features(pd.DataFrame({"city": cities, "n": np.arange(16.0)}))
+
+
+def _ones(frame: pd.DataFrame) -> np.ndarray:
+    return np.ones(len(frame))
+
+
+def test_other_token():
+    assert str(OTHER) == repr(OTHER) == "<other>"
+    assert {OTHER: 1}[OTHER] == 1 and OTHER == OTHER and OTHER != "<other>"
+    assert pickle.loads(pickle.dumps(OTHER)) is OTHER
+    assert copy.deepcopy(OTHER) is OTHER and copy.copy(OTHER) is OTHER
+    assert type(OTHER)() is OTHER
+    assert class_order(["b", OTHER, "a"]) == ("a", "b", OTHER)  # sorts last
+    assert class_order([2, OTHER, 1]) == (1, 2, OTHER)
+    mixed = class_order([1, "a", OTHER])  # unsortable mix: class_order's fallback, no crash
+    assert set(mixed) == {1, "a", OTHER} and class_order(list(reversed(mixed))) == mixed
+    assert not pd.isna(OTHER)
+
+
+def test_max_categories_keeps_the_most_frequent():
+    frame, schema = _city_frame()
+    with pytest.warns(CategoryWarning) as record:
+        grouped, groups = group_categories(frame, schema, _ones(frame), 3, None)
+    assert len(record) == 1
+    assert str(record[0].message) == ("feature 'city': 4 of 6 categories grouped as '<other>' "
+                                      "(max_categories=3; raise it or set None to keep all)")
+    assert grouped["city"].tolist() == list("aaaaabbbb") + [OTHER] * 6 + [None]
+    assert grouped["n"].equals(frame["n"])
+    assert frame["city"].tolist() == list("aaaaabbbbcccdef") + [None]  # the input is not modified
+    assert isinstance(groups, CategoryGroups) and bool(groups)
+    assert groups.summary() == {"city": 4}
+    assert groups.kept == {"city": ("a", "b")}
+
+
+def test_grouping_counts_are_formatted_with_thousands():
+    values = [f"v{k:05d}" for k in range(10_000)]
+    frame, schema = validate_features(pd.DataFrame({"city": values}))
+    with pytest.warns(CategoryWarning, match=r"^feature 'city': 9,901 of 10,000 categories grouped as '<other>' "
+                                             r"\(max_categories=100; raise it or set None to keep all\)$"):
+        grouped, groups = group_categories(frame, schema, _ones(frame), 100, None)
+    assert groups.summary() == {"city": 9901}
+    assert groups.kept["city"] == tuple(values[:99])  # all tied: the first ones in class_order
+    assert grouped["city"].nunique() == 100
+
+
+def test_ties_are_broken_by_class_order():
+    frame, schema = validate_features(pd.DataFrame({"x": ["c", "b", "a", "d", "c", "b", "a", "d", "z"]}))
+    with pytest.warns(CategoryWarning):
+        _, groups = group_categories(frame, schema, _ones(frame), 3, None)
+    assert groups.kept == {"x": ("a", "b")}  # a, b, c, d tie at 2; z has 1
+    mixed, schema = validate_features(pd.DataFrame({"x": pd.Series([2, "b", 1, "a", 3], dtype=object)}))
+    with pytest.warns(CategoryWarning):
+        _, groups = group_categories(mixed, schema, _ones(mixed), 3, None)
+    assert groups.kept == {"x": (1, 2)}  # class_order of a mix: by type name (int before str), then text
+
+
+def test_weights_decide_the_frequencies():
+    frame, schema = _city_frame()
+    weights = _ones(frame)
+    weights[frame["city"].to_numpy() == "f"] = 20.0
+    with pytest.warns(CategoryWarning):
+        _, groups = group_categories(frame, schema, weights, 3, None)
+    assert groups.kept == {"city": ("a", "f")}
+    weights = _ones(frame)
+    weights[frame["city"].to_numpy() == "a"] = 0.25  # a weighs 1.25 in all: rare as the singletons
+    with pytest.warns(CategoryWarning, match="4 of 6 categories"):
+        _, groups = group_categories(frame, schema, weights, None, 2)
+    assert groups.kept == {"city": ("b", "c")}
+
+
+def test_min_frequency_count_and_share():
+    frame, schema = _city_frame()
+    with pytest.warns(CategoryWarning, match=r"^feature 'city': 3 of 6 categories grouped as '<other>' "
+                                             r"\(min_frequency=2; lower it or set None to keep all\)$"):
+        grouped, groups = group_categories(frame, schema, _ones(frame), None, 2)
+    assert groups.kept == {"city": ("a", "b", "c")}
+    assert grouped["city"].tolist()[12:] == [OTHER, OTHER, OTHER, None]
+    # share of the 15 non-missing rows (the missing row does not count): 4 / 15 < 0.3 <= 5 / 15
+    with pytest.warns(CategoryWarning, match=r"5 of 6 categories .*\(min_frequency=0\.3; lower it"):
+        _, groups = group_categories(frame, schema, _ones(frame), None, 0.3)
+    assert groups.kept == {"city": ("a",)}
+    with pytest.warns(CategoryWarning):
+        grouped, groups = group_categories(frame, schema, _ones(frame), None, 1.0)  # every category is rare
+    assert groups.kept == {"city": ()} and groups.summary() == {"city": 6}
+    assert grouped["city"].tolist() == [OTHER] * 15 + [None]
+
+
+def test_both_parameters_are_named_when_both_group():
+    frame, schema = _city_frame()
+    with pytest.warns(CategoryWarning, match=r"5 of 6 categories grouped as '<other>' \(max_categories=2, "
+                                             r"min_frequency=0\.25; raise max_categories, lower min_frequency "
+                                             r"or set them to None to keep all\)"):
+        _, groups = group_categories(frame, schema, _ones(frame), 2, 0.25)
+    assert groups.kept == {"city": ("a",)}
+
+
+def test_one_category_alone_is_not_grouped():
+    frame, schema = _city_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for max_categories, min_frequency in [(6, None), (7, None), (None, None), (100, 1), (6, 1)]:
+            grouped, groups = group_categories(frame, schema, _ones(frame), max_categories, min_frequency)
+            assert grouped is frame  # not copied
+            assert not groups and groups.summary() == {}
+    frame, schema = validate_features(pd.DataFrame({"x": list("aaab")}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grouped, groups = group_categories(frame, schema, _ones(frame), None, 2)  # only b is rare
+    assert grouped is frame and not groups
+
+
+def test_several_features_are_named_in_one_warning():
+    frame, schema = validate_features(pd.DataFrame({
+        "a": list("xxxyzw"), "b": [1, 1, 2, 3, 4, 5], "c": list("pppppq"), "n": np.arange(6.0),
+    }), categorical=["b"])
+    with pytest.warns(CategoryWarning) as record:
+        grouped, groups = group_categories(frame, schema, _ones(frame), 2, None)
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert "feature 'a': 3 of 4 categories" in message and "feature 'b': 4 of 5 categories" in message
+    assert "'c'" not in message  # c has two categories: only q would be grouped
+    assert groups.summary() == {"a": 3, "b": 4}
+    assert grouped["b"].tolist() == [1, 1] + [OTHER] * 4
+    assert grouped["c"].tolist() == list("pppppq") and grouped["n"].tolist() == list(np.arange(6.0))
+
+
+def test_category_groups_empty_by_default():
+    groups = CategoryGroups()
+    assert not groups and groups.summary() == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# CategoryGroups.expand: the rules over <other> rewritten into real values
+# ---------------------------------------------------------------------------------------------
+
+def _regroup(frame: pd.DataFrame, groups: CategoryGroups) -> pd.DataFrame:
+    """What grouping means for new data: a non-missing value outside the kept categories is <other>."""
+    out = frame.copy()
+    for feature, kept in groups.kept.items():
+        out[feature] = pd.Series([None if pd.isna(v) else v if v in kept else OTHER for v in frame[feature]],
+                                 index=frame.index, dtype=object)
+    return out
+
+
+def _grouped_city():
+    frame, schema = _city_frame()
+    with pytest.warns(CategoryWarning):
+        grouped, groups = group_categories(frame, schema, _ones(frame), 3, None)
+    # new data: every kept and grouped value, a value never seen in training, and missing values
+    new = pd.DataFrame({"city": ["a", "b", "c", "d", "f", "never-seen", None, NAN],
+                        "n": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]})
+    return frame, grouped, groups, new
+
+
+def _assert_same_predictions(ruleset: Ruleset, frame, grouped, groups, new) -> Ruleset:
+    expanded = groups.expand(ruleset)
+    assert all(OTHER not in c.categories for r in expanded.rules for c in r.conditions
+               if isinstance(c, CategoricalCondition))
+    assert expanded.predict(frame).tolist() == ruleset.predict(grouped).tolist()
+    assert expanded.predict(grouped).tolist() == ruleset.predict(grouped).tolist()
+    assert expanded.predict(new).tolist() == ruleset.predict(_regroup(new, groups)).tolist()
+    assert Ruleset.from_json(expanded.to_json()) == expanded  # only real values: serialisable
+    return expanded
+
+
+CATEGORY_SETS = [(OTHER,), ("a", OTHER), ("b", OTHER), ("a", "b", OTHER), ("a", "zzz", OTHER), ("c", "d", OTHER),
+                 ("a",), ("a", "b"), ("a", "c"), ("c",), ("never-seen",)]
+
+
+@pytest.mark.parametrize("categories", CATEGORY_SETS)
+@pytest.mark.parametrize("negated", [False, True])
+@pytest.mark.parametrize("missing", [False, True])
+def test_expand_preserves_predictions_of_every_condition(categories, negated, missing):
+    frame, grouped, groups, new = _grouped_city()
+    condition = CategoricalCondition("city", categories, negated=negated, missing=missing)
+    ruleset = Ruleset("set", (Rule((condition,), 1, n_positive=3, n_negative=1),), 0, ("city", "n"), (0, 1), 1)
+    _assert_same_predictions(ruleset, frame, grouped, groups, new)
+
+
+def test_expand_rewrites_the_conditions():
+    _, _, groups, _ = _grouped_city()
+
+    def expand(condition):
+        ruleset = Ruleset("set", (Rule((condition,), 1, n_positive=3, n_negative=1),), 0, ("city",), (0, 1), 1)
+        return groups.expand(ruleset).rules
+
+    rules = expand(CategoricalCondition("city", ("a", OTHER), missing=True))
+    assert rules[0].conditions == (CategoricalCondition("city", ("b",), negated=True, missing=True),)
+    assert (rules[0].prediction, rules[0].n_positive, rules[0].n_negative) == (1, 3, 1)
+    rules = expand(CategoricalCondition("city", ("a", OTHER), negated=True))
+    assert rules[0].conditions == (CategoricalCondition("city", ("b",)),)
+    assert str(rules[0]) == "IF city in {b} THEN 1"
+    # every non-missing value: "not missing", or no condition at all when missing satisfies it too
+    rules = expand(CategoricalCondition("city", ("a", "b", OTHER)))
+    assert rules[0].conditions == (CategoricalCondition("city", (None,), negated=True),)
+    assert str(rules[0]) == "IF city not in {None} THEN 1"
+    assert expand(CategoricalCondition("city", ("a", "b", OTHER), missing=True))[0].conditions == ()
+    # no non-missing value: "is missing", or a rule that never fires, removed
+    rules = expand(CategoricalCondition("city", ("a", "b", OTHER), negated=True, missing=True))
+    assert rules[0].conditions == (CategoricalCondition("city", (), missing=True),)
+    assert expand(CategoricalCondition("city", ("a", "b", OTHER), negated=True)) == ()
+    # conditions without <other> are kept as they are, but for values that name no grouped value
+    plain = CategoricalCondition("city", ("a",), negated=True)
+    assert expand(plain)[0].conditions == (plain,)
+    rules = expand(CategoricalCondition("city", ("a", "c", "zzz")))
+    assert rules[0].conditions == (CategoricalCondition("city", ("a",)),)
+    assert expand(CategoricalCondition("city", ("c",))) == ()
+    # other features are left alone
+    numeric = NumericCondition("n", [Interval(1.0, 2.0)])
+    ruleset = Ruleset("list", (Rule((numeric,), "p"),), "q", ("city", "n"), ("p", "q"))
+    assert groups.expand(ruleset).rules == ruleset.rules
+
+
+def _mixed_rules(prediction_of) -> tuple[Rule, ...]:
+    n_low = NumericCondition("n", [Interval(-math.inf, 8.0)])
+    return (
+        Rule((CategoricalCondition("city", ("b", OTHER)), n_low), prediction_of(0), weight=1.5, n_positive=2),
+        Rule((CategoricalCondition("city", ("a", "b", OTHER), negated=True),), prediction_of(1), weight=-3.0),
+        Rule((CategoricalCondition("city", (OTHER,), negated=True, missing=True),), prediction_of(2), weight=-1.0),
+        Rule((CategoricalCondition("city", ("a", "b", OTHER)), NumericCondition("n", [Interval(4.0, math.inf)])),
+             prediction_of(3), weight=0.75),
+        Rule((CategoricalCondition("city", ("a",)),), prediction_of(4), weight=0.25),
+    )
+
+
+@pytest.mark.parametrize("kind", ["set", "list", "score"])
+def test_expand_preserves_predictions_of_every_kind(kind):
+    frame, grouped, groups, new = _grouped_city()
+    if kind == "list":
+        rules = _mixed_rules(lambda k: "pqrst"[k])
+        ruleset = Ruleset("list", rules, "z", ("city", "n"), tuple("pqrstz"))
+    else:
+        ruleset = Ruleset(kind, _mixed_rules(lambda k: "yes"), "no", ("city", "n"), ("no", "yes"), "yes",
+                          intercept=-1.0 if kind == "score" else 0.0)
+    expanded = _assert_same_predictions(ruleset, frame, grouped, groups, new)
+    assert len(expanded.rules) == 4  # the rule no value satisfies is removed
+    assert [(r.prediction, r.weight, r.n_positive) for r in expanded.rules] == [
+        (r.prediction, r.weight, r.n_positive) for k, r in enumerate(ruleset.rules) if k != 1]
+    assert expanded.meta == ruleset.meta and expanded.kind == kind and expanded.default == ruleset.default
+
+
+def test_expand_without_grouping_returns_the_ruleset():
+    ruleset = Ruleset("set", (Rule((CategoricalCondition("city", ("a",)),), 1),), 0, ("city",), (0, 1), 1)
+    assert CategoryGroups().expand(ruleset) is ruleset
+
+
+# ---------------------------------------------------------------------------------------------
+# align_categories: predict-time values under another type
+# ---------------------------------------------------------------------------------------------
+
+SCHEMA = Schema(("code", "n"), (True, False))
+
+
+def test_align_leaves_matching_types_alone():
+    X = pd.DataFrame({"code": pd.Series([1, 2, None, 3], dtype=object), "n": [0.5, 1.5, 2.5, 3.5]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert align_categories(X, SCHEMA, {"code": (1, 2, 3)}) is X
+        # equal values are training categories already: numpy scalars, 1.0 for 1, True for 1
+        X = pd.DataFrame({"code": pd.Series([np.int64(1), 2.0, True, NAN], dtype=object), "n": [0.0] * 4})
+        assert align_categories(X, SCHEMA, {"code": (1, 2, 3)}) is X
+        X = pd.DataFrame({"code": pd.Categorical(["a", "b", None]), "n": [0.0] * 3})
+        assert align_categories(X, SCHEMA, {"code": ("a", "b")}) is X
+
+
+def test_align_matches_str_to_int_and_back():
+    X = pd.DataFrame({"code": pd.Series(["1", "2", None, "3", "2"], dtype=object), "n": [0.5, 1.5, 2.5, 3.5, 4.5]})
+    X.index = [5, 6, 7, 8, 9]
+    aligned = align_categories(X, SCHEMA, {"code": (1, 2, 3)})
+    assert aligned is not X
+    assert [(type(v), v) for v in aligned["code"]] == [(int, 1), (int, 2), (type(None), None), (int, 3), (int, 2)]
+    assert aligned["code"].dtype == object
+    assert aligned["n"].tolist() == X["n"].tolist() and aligned["n"].dtype == X["n"].dtype
+    assert X["code"].tolist() == ["1", "2", None, "3", "2"]  # the input is not modified
+    assert list(aligned.index) == list(X.index)
+
+    X = pd.DataFrame({"code": np.array([1, 2, 2], dtype=np.int64), "n": [0.0] * 3})
+    aligned = align_categories(X, SCHEMA, {"code": ("1", "2")})
+    assert [(type(v), v) for v in aligned["code"]] == [(str, "1"), (str, "2"), (str, "2")]
+    X = pd.DataFrame({"code": pd.Series(["1", None, "2"], dtype="string"), "n": [0.0] * 3})
+    aligned = align_categories(X, SCHEMA, {"code": (1, 2)})
+    assert aligned["code"].dtype == object and aligned["code"].tolist() == [1, None, 2]
+
+
+def test_align_matches_the_other_spelling_of_integral_numbers():
+    X = pd.DataFrame({"code": [1.0, 2.0, NAN], "n": [0.0] * 3})
+    aligned = align_categories(X, SCHEMA, {"code": ("1", "2")})
+    assert aligned["code"].tolist() == ["1", "2", None]
+    X = pd.DataFrame({"code": pd.Series([1, "2.0"], dtype=object), "n": [0.0] * 2})
+    aligned = align_categories(X, SCHEMA, {"code": ("1.0", 2)})
+    assert aligned["code"].tolist() == ["1.0", 2]
+    # the exact text wins over the other spelling
+    X = pd.DataFrame({"code": [1.0], "n": [0.0]})
+    assert align_categories(X, SCHEMA, {"code": ("1", "1.0")})["code"].tolist() == ["1.0"]
+
+
+def test_align_converts_category_and_bool_columns_to_object():
+    X = pd.DataFrame({"code": pd.Categorical(["1", "2", None, "1"]), "n": [0.0] * 4})
+    aligned = align_categories(X, SCHEMA, {"code": (1, 2)})
+    assert aligned["code"].dtype == object and aligned["code"].tolist() == [1, 2, None, 1]
+    assert isinstance(X["code"].dtype, pd.CategoricalDtype)
+    X = pd.DataFrame({"code": [True, False, True], "n": [0.0] * 3})
+    aligned = align_categories(X, SCHEMA, {"code": ("False", "True")})
+    assert aligned["code"].dtype == object and aligned["code"].tolist() == ["True", "False", "True"]
+    X = pd.DataFrame({"code": pd.array([True, None, False], dtype="boolean"), "n": [0.0] * 3})
+    aligned = align_categories(X, SCHEMA, {"code": ("False", "True")})
+    assert aligned["code"].tolist() == ["True", None, "False"]
+
+
+def test_align_never_matches_other():
+    X = pd.DataFrame({"code": ["<other>", "a", "a", "a", "a"], "n": [0.0] * 5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert align_categories(X, SCHEMA, {"code": ("a", OTHER)}) is X
+
+
+class _Code:
+    """A value whose text is '1' but that equals no training category."""
+
+    def __str__(self) -> str:
+        return "1"
+
+
+def test_align_ambiguous_text_is_an_error():
+    X = pd.DataFrame({"code": pd.Series([_Code(), 1], dtype=object), "n": [0.0, 0.0]})
+    with pytest.raises(ValueError, match=r"feature 'code': the value <.*_Code object.*> was never seen in training "
+                                         r"and is written as several training categories \[1, '1'\]"):
+        align_categories(X, SCHEMA, {"code": (1, "1")})
+
+
+def test_align_warns_when_many_values_are_unseen():
+    X = pd.DataFrame({"code": ["teal", "red", "teal", None, "blue", "red", "mauve", None], "n": [0.0] * 8})
+    with pytest.warns(CategoryWarning) as record:
+        aligned = align_categories(X, SCHEMA, {"code": ("blue", "red")})
+    assert aligned is X
+    assert len(record) == 1
+    assert str(record[0].message) == ("feature 'code': 50% of the values at predict were never seen in training, "
+                                      "e.g. ['teal', 'mauve']; such values satisfy no `in` condition")
+    X = pd.DataFrame({"code": list("abcdefgh"), "n": [0.0] * 8})
+    with pytest.warns(CategoryWarning, match=r"100% of the values .* e\.g\. \['a', 'b', 'c', \.\.\.\]"):
+        align_categories(X, SCHEMA, {"code": ("z",)})
+
+
+def test_align_counts_unseen_after_matching_and_ignores_missing():
+    # 1 of 4 non-missing values unseen (25%): warns; the matched '2' does not count
+    X = pd.DataFrame({"code": ["1", "2", "9", 1, None, NAN], "n": [0.0] * 6})
+    with pytest.warns(CategoryWarning, match=r"feature 'code': 25% of the values"):
+        aligned = align_categories(X, SCHEMA, {"code": (1, 2)})
+    assert aligned["code"].tolist() == [1, 2, "9", 1, None, None]
+    # 1 of 5: no warning
+    X = pd.DataFrame({"code": ["1", "2", "9", 1, 2, None], "n": [0.0] * 6})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        align_categories(X, SCHEMA, {"code": (1, 2)})
+    # a column of missing values only
+    X = pd.DataFrame({"code": [None, NAN], "n": [0.0, 0.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert align_categories(X, SCHEMA, {"code": (1, 2)}) is X
+
+
+def test_align_finds_columns_by_name_and_skips_absent_ones():
+    X = pd.DataFrame({"n": [0.0, 1.0], "code": ["1", "2"], "extra": ["1", "2"]})
+    aligned = align_categories(X, SCHEMA, {"code": (1, 2)})
+    assert list(aligned.columns) == ["n", "code", "extra"]
+    assert aligned["code"].tolist() == [1, 2] and aligned["extra"].tolist() == ["1", "2"]
+    X = pd.DataFrame({"n": [0.0, 1.0]})
+    assert align_categories(X, SCHEMA, {"code": (1, 2)}) is X
+    X = pd.DataFrame({0: ["1", "2"], 1: [0.0, 1.0]})  # non-string column names are read as str
+    aligned = align_categories(X, Schema(("0", "1"), (True, False)), {"0": (1, 2)})
+    assert aligned[0].tolist() == [1, 2]
+
+
+def test_aligned_frame_predicts_as_training():
+    frame, schema = validate_features(pd.DataFrame({"code": [1, 2, 3, 1], "n": [0.0, 1.0, 2.0, 3.0]}),
+                                      categorical=["code"])
+    ruleset = Ruleset("set", (Rule((CategoricalCondition("code", (1, 3)),), "y"),), "n", ("code", "n"),
+                      ("n", "y"), "y")
+    X = pd.DataFrame({"code": ["1", "2", "3", None], "n": [0.0] * 4})
+    assert ruleset.predict(X).tolist() == ["n", "n", "n", "n"]
+    assert ruleset.predict(align_categories(X, schema, {"code": (1, 2, 3)})).tolist() == ["y", "n", "y", "n"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -14,8 +16,9 @@ from sklearn.model_selection import train_test_split
 import optrules
 from optrules.encode import FeatureBinning
 from optrules.learners.attribute_tests import attribute_tests
-from optrules.learners.decision_list import (P2_VALUE, DecisionListClassifier, intern_position,
-                                             learn_append, learn_prepend)
+from optrules.estimators import DecisionListClassifier
+from optrules.learners.decision_list import (P2_VALUE, STRATEGIES, intern_position, learn_append,
+                                             learn_prepend, majority_class)
 from optrules.learners.opus import best_rule, laplace
 from optrules.registry import make_estimator
 
@@ -138,6 +141,102 @@ def test_intern_moves_a_small_disjunct_behind_the_rule_it_does_not_need_to_overr
     assert intern_position(first, covered, correct, y == 2, 1) == 1
 
 
+# --------------------------------------------------------------------------- case weights
+def learn(strategy, tests, y, n_classes, weights=None):
+    """``learn_append`` / ``learn_prepend`` as the named strategy."""
+    prepend, intern, p2 = STRATEGIES[strategy]
+    if not prepend:
+        return learn_append(tests, y, n_classes, weights, min_value=P2_VALUE if p2 else -math.inf)
+    return learn_prepend(tests, y, n_classes, weights, intern=intern, min_value=P2_VALUE if p2 else 0.5)
+
+
+def rows_of(tests, rows):
+    """The tests restricted (or repeated) to the given training rows."""
+    return dataclasses.replace(tests, holds=tests.holds[rows])
+
+
+@PROPERTY
+@given(categorical_tables(), st.data(), st.sampled_from(sorted(STRATEGIES)))
+def test_integer_weights_act_as_copies(table, data, strategy):
+    X, labels = table
+    tests, y, n_classes = encoded(X, labels)
+    weights = np.array(data.draw(st.lists(st.integers(0, 3), min_size=len(y), max_size=len(y))))
+    weights[0] = max(weights[0], 1)
+    copies = np.repeat(np.arange(len(y)), weights)
+    expected = learn(strategy, rows_of(tests, copies), y[copies], n_classes)
+    assert learn(strategy, tests, y, n_classes, weights) == expected  # rules, counts, nodes, accuracies
+    kept = weights > 0  # weight 0 is removal
+    assert learn(strategy, rows_of(tests, kept), y[kept], n_classes, weights[kept]) == expected
+    unweighted = learn(strategy, tests, y, n_classes)
+    ones = learn(strategy, tests, y, n_classes, np.ones(len(y)))
+    assert ones == unweighted and all(type(r.positive) is int for r in ones.rules)
+
+
+@PROPERTY
+@given(categorical_tables(), st.data(), st.booleans(), st.booleans())
+def test_weighted_prepend_stop_conditions_and_accuracy(table, data, intern, p2):
+    X, labels = table
+    tests, y, n_classes = encoded(X, labels)
+    weights = np.array(data.draw(st.lists(st.one_of(st.just(0.0), st.floats(0.01, 10.0)),
+                                          min_size=len(y), max_size=len(y))))
+    weights[0] = max(weights[0], 0.5)
+    threshold = P2_VALUE if p2 else 0.5
+    learned = learn_prepend(tests, y, n_classes, weights, intern=intern, min_value=threshold)
+    assert all(r.positive > r.negative and laplace(r.positive, r.negative) > threshold for r in learned.rules)
+    assert all(b > a for a, b in zip(learned.accuracy, learned.accuracy[1:]))
+    predictions = list_predictions(tests, learned.rules, learned.default, len(y))
+    correct = predictions == y
+    exact = [Fraction(w) for w in weights]
+    assert learned.accuracy[-1] == float(sum(w for w, c in zip(exact, correct) if c) / sum(exact))
+    totals = [sum(w for w, label in zip(exact, y) if label == c) for c in range(n_classes)]
+    assert learned.default == totals.index(max(totals)) == majority_class(y, n_classes, weights)
+    for c in range(n_classes):  # no rule of any class is left with a weighted value above the threshold
+        assert best_rule(tests.holds, ~correct & (y == c), correct & (y != c), weights=weights,
+                         min_value=threshold).rule is None
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.data())
+def test_weighted_intern_position_acts_as_copies(data):
+    n = data.draw(st.integers(1, 20))
+    n_rules = data.draw(st.integers(0, 4))
+    flags = st.lists(st.booleans(), min_size=n, max_size=n)
+    first = np.array(data.draw(st.lists(st.integers(0, n_rules), min_size=n, max_size=n)))
+    covered, correct, is_class = (np.array(data.draw(flags)) for _ in range(3))
+    weights = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    copies = np.repeat(np.arange(n), weights)
+    expected = intern_position(first[copies], covered[copies], correct[copies], is_class[copies], n_rules)
+    assert intern_position(first, covered, correct, is_class, n_rules, weights) == expected
+    assert intern_position(first, covered, correct, is_class, n_rules, weights / 4) == expected
+
+
+def test_majority_class_by_weight_and_bad_weights():
+    y = np.array([0, 1, 1, 2])
+    assert majority_class(y, 3) == 1
+    assert majority_class(y, 3, [3.0, 1.0, 1.0, 0.5]) == 0
+    assert majority_class(y, 3, [1.0, 0.5, 0.5, 1.0]) == 0  # ties to the smallest index
+    tests = attribute_tests(FeatureBinning().fit(pd.DataFrame({"f": list("abab")}), y),
+                            np.array([[0], [1], [0], [1]]))
+    with pytest.raises(ValueError, match="not all be 0"):
+        learn_append(tests, y, 3, np.zeros(4))
+    with pytest.raises(ValueError, match="one entry per case"):
+        learn_prepend(tests, y, 3, np.ones(3))
+
+
+@pytest.mark.parametrize("strategy", ["append-p2", "prepend-ip2"])
+def test_integer_sample_weights_act_as_copies_in_the_estimator(strategy):
+    X, y = optrules.load("car_evaluation")
+    weights = np.random.default_rng(1).integers(0, 3, len(y))
+    copies = np.repeat(np.arange(len(y)), weights)
+    weighted = DecisionListClassifier(strategy=strategy).fit(X, y, sample_weight=weights).ruleset_
+    copied = DecisionListClassifier(strategy=strategy).fit(X.iloc[copies], y.iloc[copies]).ruleset_
+    assert [(r.conditions, r.prediction) for r in weighted.rules] == [(r.conditions, r.prediction)
+                                                                      for r in copied.rules]
+    assert weighted.default == copied.default and weighted.n_rules > 3
+    for key in ("training_accuracy", "search_nodes", "searches"):
+        assert weighted.meta[key] == copied.meta[key]
+
+
 # --------------------------------------------------------------------------- the estimator
 def test_default_rule_is_the_training_majority_class():
     X, y = optrules.load("tic_tac_toe")
@@ -207,10 +306,10 @@ def test_node_limit_is_reported():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"strategy": "insert"}, "strategy must be one of"),
-    ({"tests": "less"}, "tests must be one of"),
-    ({"max_nodes": 0}, "max_nodes must be a positive integer"),
-    ({"discretization": "kmeans"}, "discretization must be"),
+    ({"strategy": "insert"}, "'strategy' parameter of DecisionListClassifier must be one of"),
+    ({"tests": "less"}, "'tests' parameter of DecisionListClassifier must be one of"),
+    ({"max_nodes": 0}, "'max_nodes' parameter of DecisionListClassifier must be an integer >= 1"),
+    ({"discretization": "kmeans"}, "'discretization' parameter of DecisionListClassifier must be"),
 ])
 def test_parameter_errors_are_specific(params, message):
     X, y = optrules.load("monk1")

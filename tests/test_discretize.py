@@ -487,3 +487,90 @@ def test_discretize_errors():
         discretize([1, 2, 3], [0, 1, 0], method="kmeans")
     with pytest.raises(ValueError, match=r"'chimerge' is supervised and needs class labels y"):
         discretize([1, 2, 3])
+
+
+# --------------------------------------------------------------------------- #
+# sample weights
+# --------------------------------------------------------------------------- #
+@st.composite
+def weighted_column(draw, max_classes=3):
+    xs, ys = draw(labelled_column(max_classes))
+    weights = draw(st.lists(st.integers(0, 3), min_size=len(xs), max_size=len(xs)))
+    return xs, ys, weights
+
+
+@PROPS
+@given(weighted_column(), st.sampled_from([0.0, 0.5, 2.0, 4.6, 50.0]), st.sampled_from([None, 1, 2, 3]))
+def test_chimerge_integer_weights_equal_duplicated_rows(col, threshold, max_intervals):
+    xs, ys, weights = col
+    copies = np.repeat(np.arange(len(xs)), weights)
+    weighted = chimerge(xs, ys, threshold, max_intervals, weights=np.array(weights, dtype=float))
+    duplicated = chimerge(np.array(xs)[copies], np.array(ys)[copies], threshold, max_intervals)
+    assert weighted.cuts == duplicated.cuts  # a weight of 0 removes the row (no copy of it)
+
+
+@PROPS
+@given(labelled_column(), st.sampled_from([0.0, 2.0, 4.6, 50.0]), st.sampled_from([None, 2, 3]))
+def test_chimerge_unit_weights_are_unweighted(col, threshold, max_intervals):
+    xs, ys = col
+    assert (chimerge(xs, ys, threshold, max_intervals, weights=np.ones(len(xs))).cuts
+            == chimerge(xs, ys, threshold, max_intervals).cuts)
+
+
+def test_chimerge_counts_a_row_by_its_weight():
+    # unweighted: the table [[1, 0], [0, 1]] has chi2 2 < 4.6 and merges; weighing both rows 3
+    # gives [[3, 0], [0, 3]], chi2 6 (every E = 1.5, every cell (1.5)^2 / 1.5), which stays split
+    assert chimerge([1.0, 2.0], ["a", "b"], 4.6).cuts == ()
+    assert chimerge([1.0, 2.0], ["a", "b"], 4.6, weights=[3.0, 3.0]).cuts == (2.0,)
+    assert dz._pair_chi2([3.0, 0.0], [0.0, 3.0]) == pytest.approx(6.0)
+    # fractional weights are fractional counts: the statistic of the weighted table
+    rows = np.array([[2.5, 0.5], [0.25, 3.0]])
+    expected = chi2_contingency(rows, correction=False)[0]
+    assert dz._pair_chi2(rows[0], rows[1]) == pytest.approx(expected, abs=1e-9)
+    assert chimerge([1.0, 1.0, 2.0, 2.0], ["a", "b", "a", "b"], expected - 1e-6,
+                    weights=[2.5, 0.5, 0.25, 3.0]).cuts == (2.0,)
+    assert chimerge([1.0, 1.0, 2.0, 2.0], ["a", "b", "a", "b"], expected + 1e-6,
+                    weights=[2.5, 0.5, 0.25, 3.0]).cuts == ()
+
+
+def test_chimerge_ignores_rows_of_weight_zero():
+    # the row at 5 weighs nothing: no interval of its own, no cut at it, its class not counted
+    x, y = [1.0, 2.0, 3.0, 4.0, 5.0], ["a", "a", "b", "b", "c"]
+    weights = [1.0, 1.0, 1.0, 1.0, 0.0]
+    assert chimerge(x, y, 0.0, weights=weights).cuts == chimerge(x[:4], y[:4], 0.0).cuts == (2.0, 3.0, 4.0)
+    assert chimerge(x, y, 1.0, weights=weights).cuts == chimerge(x[:4], y[:4], 1.0).cuts
+    assert chimerge([1.0, 2.0], ["a", "b"], weights=[0.0, 0.0]).cuts == ()
+
+
+@PROPS
+@given(small_values, st.integers(1, 8), st.data())
+def test_equal_frequency_integer_weights_equal_duplicated_rows(xs, n_bins, data):
+    weights = data.draw(st.lists(st.integers(0, 3), min_size=len(xs), max_size=len(xs)))
+    copies = np.repeat(np.arange(len(xs)), weights)
+    assert (equal_frequency(xs, n_bins, weights=np.array(weights, dtype=float)).cuts
+            == equal_frequency(np.array(xs)[copies], n_bins).cuts)
+    assert equal_frequency(xs, n_bins, weights=np.ones(len(xs))).cuts == equal_frequency(xs, n_bins).cuts
+
+
+def test_equal_frequency_weighted_quantiles_by_hand():
+    # W = 6, cumulative [3, 4, 5, 6]: the first v_j with 2 * W_j > 1 * 6 is v_1 = 2
+    assert equal_frequency([1.0, 2.0, 3.0, 4.0], 2, weights=[3.0, 1.0, 1.0, 1.0]).cuts == (2.0,)
+    # fractional weights: W = 4, cumulative [0.5, 1, 3, 4]: 2 * W_j > 4 first at v_2 = 3
+    assert equal_frequency([1.0, 2.0, 3.0, 4.0], 2, weights=[0.5, 0.5, 2.0, 1.0]).cuts == (3.0,)
+    # a value of weight 0 is never a cut, nor the minimum
+    assert equal_frequency([0.0, 1.0, 2.0, 3.0, 4.0], 2, weights=[0.0, 1.0, 1.0, 1.0, 1.0]).cuts == (3.0,)
+
+
+def test_discretize_passes_the_weights_on():
+    x = np.arange(0.0, 30.0)
+    y = np.where(x < 10, 0, 1)
+    weights = np.arange(30) % 3 * 1.0
+    assert discretize(x, y, weights=weights) == chimerge(x, y, weights=weights)
+    assert discretize(x, method="equal_frequency", n_bins=4, weights=weights) == equal_frequency(x, 4, weights)
+
+
+def test_weights_of_the_wrong_shape_are_refused():
+    with pytest.raises(ValueError, match=r"weights must have one entry per value"):
+        chimerge([1.0, 2.0, 3.0], [0, 1, 0], weights=[1.0, 1.0])
+    with pytest.raises(ValueError, match=r"weights must have one entry per value"):
+        equal_frequency([1.0, 2.0, 3.0], 2, weights=np.ones((3, 1)))

@@ -423,3 +423,54 @@ def test_order_matches_decoded_rules(problem: tuple[FeatureBinning, pd.DataFrame
     assert lattice[: len(train)].leq_matrix(lattice[: len(train)]).diagonal().all()
     for condition in rules[0].conditions:
         assert isinstance(condition, (NumericCondition, CategoricalCondition))
+
+
+# --------------------------------------------------------------------------- #
+# sample weights
+# --------------------------------------------------------------------------- #
+def _weighted_frame(seed: int, n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "num": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n).round(1)),
+        "cat": pd.Categorical(rng.choice(["p", "q", "r"], n)),
+        "int": rng.integers(0, 6, n).astype(float),
+    })
+    y = np.where(X["int"].to_numpy() + rng.normal(size=n) > 2.5, "yes", "no")
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method, params", [("chimerge", {"threshold": 2.0}),
+                                            ("chimerge", {"threshold": 4.6, "max_intervals": 3}),
+                                            ("equal_frequency", {"n_bins": 4})])
+def test_integer_weights_bin_like_duplicated_rows(seed, method, params):
+    X, y = _weighted_frame(seed)
+    weights = np.random.default_rng(seed + 100).integers(0, 4, len(X))
+    copies = np.repeat(np.arange(len(X)), weights)
+    weighted = FeatureBinning(method=method, **params).fit(X, y, weights=weights.astype(float))
+    duplicated = FeatureBinning(method=method, **params).fit(X.iloc[copies].reset_index(drop=True), y[copies])
+    assert weighted.layout_ == duplicated.layout_
+    assert (weighted.inverse_one_hot(X) == duplicated.inverse_one_hot(X)).all()
+
+
+@pytest.mark.parametrize("method", ["chimerge", "equal_frequency"])
+def test_unit_weights_bin_like_no_weights(method):
+    X, y = _weighted_frame(7, n=200)
+    plain = FeatureBinning(method=method).fit(X, y)
+    assert FeatureBinning(method=method).fit(X, y, weights=np.ones(len(X))).layout_ == plain.layout_
+
+
+def test_a_row_of_weight_zero_makes_no_bin():
+    X = pd.DataFrame({"num": [1.0, 2.0, 3.0, 4.0, np.nan, 500.0],
+                      "cat": ["a", "b", "a", "b", "a", "zzz"]})
+    y = ["no", "no", "yes", "yes", "no", "yes"]
+    weights = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0])  # the missing value, 500 and "zzz" weigh nothing
+    weighted = FeatureBinning(domain={"num": (0.0, 10.0)}).fit(X, y, categorical=["cat"], weights=weights)
+    removed = FeatureBinning(domain={"num": (0.0, 10.0)}).fit(X.iloc[:4], y[:4], categorical=["cat"])
+    assert weighted.layout_ == removed.layout_
+    assert not weighted.layout("num").has_missing and weighted.layout("cat").categories == ("a", "b")
+    # the rows of weight 0 are encoded as values in no bin, as for the fit without them
+    assert (weighted.bin_index(X) == removed.bin_index(X)).all()
+    assert (weighted.bin_index(X)[4:] == [[-1, 0], [-1, -1]]).all()
+    with pytest.raises(ValueError, match="weights"):
+        FeatureBinning().fit(X, y, weights=np.ones(5))

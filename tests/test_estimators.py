@@ -16,9 +16,24 @@ from optrules.registry import METHODS, make_estimator
 # scikit-learn checks that fail by design, and why (keyed by check name).
 EXPECTED_FAILURES = {
     "check_classifier_not_supporting_multiclass":
-        "binary methods accept multi-class y on purpose: the positive class against the rest",
-    "check_supervised_y_2d": "a column-vector y is accepted as 1-d without a DataConversionWarning",
+        "binary methods accept multi-class y on purpose: the positive class against the rest, with a "
+        "PositiveClassWarning naming the class chosen (docs/estimators.md)",
 }
+
+
+#: Checks that one configuration fails by design. append-p2 stops before the small disjuncts, so the
+#: rows its default rule decides can be mostly of a class other than the default (the training
+#: majority); predict_proba gives those rows' own Laplace frequencies (docs/estimators.md), so on
+#: scikit-learn's blobs its most probable class differs from predict on 5 of 200 rows.
+EXPECTED_BY_ESTIMATOR = {
+    ("DecisionListClassifier", "append-p2"): {
+        "check_classifiers_train": "predict_proba is the deciding rule's training frequencies, not the list's vote"},
+}
+
+
+def _expected_failures(estimator) -> dict[str, str]:
+    key = (type(estimator).__name__, getattr(estimator, "strategy", None))
+    return {**EXPECTED_FAILURES, **EXPECTED_BY_ESTIMATOR.get(key, {})}
 
 
 def _estimators():
@@ -26,7 +41,7 @@ def _estimators():
         yield make_estimator(name, **method.test_params)
 
 
-@parametrize_with_checks(list(_estimators()), expected_failed_checks=lambda est: EXPECTED_FAILURES)
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -92,13 +107,13 @@ def test_missing_values_are_data_not_errors():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"selection": "best"}, "selection must be 'ilp' or 'greedy'"),
-    ({"max_rules": 0}, "max_rules must be a positive integer"),
-    ({"alpha": 1.5}, "alpha must lie in"),
-    ({"rule_cost": -1}, "non-negative"),
-    ({"candidates": {"max_length": 2}}, "unknown candidate option"),
+    ({"selection": "best"}, "'selection' parameter of SetCoverClassifier must be one of 'ilp', 'greedy'"),
+    ({"max_rules": 0}, "'max_rules' parameter of SetCoverClassifier must be an integer >= 1 or None"),
+    ({"alpha": 1.5}, r"'alpha' parameter of SetCoverClassifier must be a finite number in \[0.0, 1.0\]"),
+    ({"rule_cost": -1}, "'rule_cost' parameter of SetCoverClassifier must be a finite number >= 0.0"),
+    ({"candidates": {"max_length": 2}}, r"unknown key\(s\) \['max_length'\] in the 'candidates' parameter"),
     ({"positive": "maybe"}, "positive class 'maybe' is not a label"),
-    ({"solver": "cplexx"}, "unknown solver 'cplexx'"),
+    ({"solver": "cplexx"}, "'solver' parameter of SetCoverClassifier must be one of 'highs'"),
 ])
 def test_parameter_errors_are_specific(params, message):
     X, y = optrules.load("tic_tac_toe")

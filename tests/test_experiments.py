@@ -21,7 +21,7 @@ import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
 from optrules.experiments.report import markdown_report, summary_table
 from optrules.experiments.run import COLUMNS, _chosen, _tasks, execute, results_frame
-from optrules.learners.libre import LibreClassifier
+from optrules.estimators import LibreClassifier
 
 SMALL_CANDIDATES = {"max_len": 2, "max_candidates": 40}
 
@@ -55,7 +55,7 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
     ({"methods": [{"name": "setcover", "params": {"alpah": 0.5}}]},
      r"methods\[0\] \('setcover'\): unknown parameter\(s\) \['alpah'\] for method 'setcover'"),
     ({"methods": [{"name": "setcover", "solver": "cplexx"}]},
-     r"methods\[0\] \('setcover'\): unknown solver 'cplexx'; known solvers: highs, scip"),
+     r"methods\[0\] \('setcover'\): the 'solver' parameter of SetCoverClassifier must be one of 'highs', 'scip'"),
     ({"methods": [{"name": "setcover", "solver": "scip", "params": {"solver": "highs"}}]},
      "solver is given twice"),
     ({"methods": [{"name": "setcover-greedy"}, {"name": "setcover-greedy"}]},
@@ -124,8 +124,8 @@ def test_errors_in_a_toml_file_name_the_file(tmp_path):
 
 
 def test_a_failing_fit_names_dataset_method_and_fold():
-    config = small_config(methods=[{"name": "setcover-greedy", "params": {"alpha": 2.0}}])
-    with pytest.raises(FitError, match=r"setcover-greedy on monk1, fold 0: ValueError: alpha must lie in"):
+    config = small_config(methods=[{"name": "setcover-greedy", "params": {"positive": "maybe"}}])
+    with pytest.raises(FitError, match=r"setcover-greedy on monk1, fold 0: ValueError: positive class 'maybe'"):
         run(config, verbose=False)
 
 
@@ -511,7 +511,8 @@ def test_run_command_writes_outputs_and_reports_errors(tmp_path, capsys):
     assert len(pd.read_csv(tmp_path / "out" / "results.csv")) == 4
     path.write_text('[[datasets]]\nname = "monk1"\n[[methods]]\nname = "setcover"\nsolver = "cplex"\n')
     assert main(["run", str(path)]) == 2
-    assert re.search(r"optrules: error: .*exp\.toml: methods\[0\] \('setcover'\): unknown solver 'cplex'",
+    assert re.search(r"optrules: error: .*exp\.toml: methods\[0\] \('setcover'\): the 'solver' parameter of "
+                     r"SetCoverClassifier must be one of .*; got 'cplex'",
                      capsys.readouterr().err)
 
 
@@ -775,36 +776,36 @@ def tuned_config(**overrides) -> dict:
     return config
 
 
-def test_a_failing_inner_fit_stops_the_run_or_drops_its_configuration_with_record():
-    """alpha = 2 is invalid: with on_error = "raise" its first inner fit stops the run; with "record"
-    that configuration is not a candidate and the rows say so; when every configuration fails the
-    run stops either way."""
-    def config(alphas, on_error):
+def test_a_failing_inner_fit_stops_the_run_or_drops_its_configuration_with_record(failing_method):
+    """failure = "raise" fails every fit: with on_error = "raise" its first inner fit stops the run;
+    with "record" that configuration is not a candidate and the rows say so; when every
+    configuration fails the run stops either way."""
+    def config(failures, on_error):
         return {"protocol": {"kind": "kfold", "folds": 2, "seed": 0}, "datasets": [{"name": "monk1"}],
-                "methods": [{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES},
-                             "on_error": on_error, "tune": {"grid": {"alpha": alphas}, "inner_folds": 2}}]}
-    with pytest.raises(FitError, match=r"inner split 0, \{'alpha': 2.0\}: ValueError: alpha"):
-        run(config([0.5, 2.0], "raise"), verbose=False)
+                "methods": [{"name": "failing", "params": {"candidates": SMALL_CANDIDATES},
+                             "on_error": on_error, "tune": {"grid": {"failure": failures}, "inner_folds": 2}}]}
+    with pytest.raises(FitError, match=r"inner split 0, \{'failure': 'raise'\}: ValueError: failing on purpose"):
+        run(config(["none", "raise"], "raise"), verbose=False)
     with pytest.warns(UserWarning, match="inner fit failed"):
-        results = run(config([0.5, 2.0], "record"), verbose=False)
-    assert (results["tune.alpha"] == 0.5).all() and (results["tune.failed"] == 1).all()
+        results = run(config(["none", "raise"], "record"), verbose=False)
+    assert (results["tune.failure"] == "none").all() and (results["tune.failed"] == 1).all()
     assert results["f1"].notna().all()
     with pytest.raises(FitError, match="fold 0: every configuration of the grid failed"), \
             pytest.warns(UserWarning):
-        run(config([2.0, 3.0], "record"), verbose=False)
+        run(config(["raise"], "record"), verbose=False)
 
 
 @pytest.mark.parametrize("metric", ["f1", "balanced_accuracy"])
-def test_a_failed_configuration_is_dropped_with_pooled_counts_too(metric):
+def test_a_failed_configuration_is_dropped_with_pooled_counts_too(metric, failing_method):
     config = {"protocol": {"kind": "kfold", "folds": 2, "seed": 0}, "datasets": [{"name": "monk1"}],
-              "methods": [{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}, "on_error": "record",
-                           "tune": {"grid": {"alpha": [2.0, 0.5]}, "inner_folds": 2, "pooling": "pooled",
+              "methods": [{"name": "failing", "params": {"candidates": SMALL_CANDIDATES}, "on_error": "record",
+                           "tune": {"grid": {"failure": ["raise", "none"]}, "inner_folds": 2, "pooling": "pooled",
                                     "metric": metric}}]}
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)  # no arithmetic on the failed configuration's NaNs
         with pytest.warns(UserWarning, match="inner fit failed"):
             results = run(config, verbose=False)
-    assert (results["tune.alpha"] == 0.5).all() and (results["tune.failed"] == 1).all()
+    assert (results["tune.failure"] == "none").all() and (results["tune.failed"] == 1).all()
     assert results["tune.score"].between(0, 1).all() and results["f1"].notna().all()
 
 
@@ -1053,7 +1054,10 @@ def tune_error_config(tune: dict, name: str = "libre", params: dict | None = Non
      r"tune: unknown prefer key 'max_rules'; use a grid parameter, the prefix parameter or 'score'"),
     ({"grid": {"alpha": [0.5]}, "prefer": "score"}, "libre", None, r"tune: prefer must be a list of keys"),
     ({"grid": {"max_intervals": [None, "x", 3]}, "prefer": ["max_intervals"]}, "libre", None,
-     r"tune: prefer 'max_intervals': the grid values \[None, 'x', 3\] cannot be ordered"),
+     r"tune: grid max_intervals = 'x': the 'max_intervals' parameter of LibreClassifier must be an integer"),
+    ({"grid": {"solver_options": [{"time_limit": 5}, {"time_limit": 9}]}, "prefer": ["solver_options"]}, "setcover",
+     None, r"tune: prefer 'solver_options': the grid values \[\{'time_limit': 5\}, \{'time_limit': 9\}\] cannot be "
+     "ordered"),
     ([1, 2], "libre", None, r"tune must be a table"),
 ])
 def test_tune_config_errors_name_the_problem(tune, name, params, message):

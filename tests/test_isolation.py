@@ -14,22 +14,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from failing_estimators import FailingClassifier
 
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
 from optrules.experiments.isolation import Ending, call_in_child
 from optrules.experiments.run import COLUMNS, execute, results_frame
-from optrules.registry import METHODS, Method
 from optrules.solvers import SolveReport
 
 METRICS = ["f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"]
 GREEDY = {"name": "setcover-greedy", "params": {"candidates": {"max_len": 2, "max_candidates": 40}}}
-
-
-@pytest.fixture
-def failing_method(monkeypatch):
-    """Register the test-only method "failing" for one test."""
-    monkeypatch.setitem(METHODS, "failing", Method("failing", FailingClassifier, False, "fails on purpose (tests)"))
 
 
 def one_split(**overrides) -> dict:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 
 import optrules
-from optrules.learners.libre import BottomUpClassifier, LibreClassifier, rank_boundary
+from optrules.estimators import BottomUpClassifier, LibreClassifier
+from optrules.learners.libre import distinct_rows, rank_boundary, resolve_conflicts
 
 
 def _split(name):
@@ -147,7 +150,7 @@ def test_greedy_ties_go_to_the_point_with_more_zeros(monkeypatch):
     """Section 3.3: among equal weights "the element with the highest number of zeros is preferred".
     The greedy cover gets each ranked candidate's number of ones as its tie-break size (not its
     number of conditions: on heart_statlog's multi-valued categorical features the two differ)."""
-    import optrules.learners.libre as libre
+    import optrules.estimators.libre as libre
 
     seen = {}
 
@@ -244,8 +247,6 @@ def test_ilp_without_rule_cost_keeps_no_redundant_rule():
 
 
 def test_resolve_conflicts_gives_each_shared_row_to_the_weighted_majority():
-    from optrules.learners.libre import resolve_conflicts
-
     a, b, c = [True, False, True], [False, True, True], [True, True, False]
     positives, pos_counts = np.array([a, b]), np.array([3, 1])
     negatives, neg_counts = np.array([a, c]), np.array([1, 5])
@@ -267,5 +268,120 @@ def test_majority_conflicts_learn_where_strict_learners_cannot():
     assert majority.n_rules >= 1 and any(rule.n_negative > 0 for rule in majority.rules)
     covered = lambda rs: rs.covers(X).any(axis=1)[np.asarray(y == positive)].sum() if rs.n_rules else 0
     assert covered(majority) > covered(strict)
-    with pytest.raises(ValueError, match="conflicts must be 'strict' or 'majority'"):
+    message = "'conflicts' parameter of LibreClassifier must be one of 'strict', 'majority'"
+    with pytest.raises(ValueError, match=message):
         LibreClassifier(conflicts="vote").fit(X, y)
+
+
+# --------------------------------------------------------------------------- sample weights
+PROPERTY = settings(derandomize=True, max_examples=100, deadline=None)
+
+
+@st.composite
+def weighted_codes(draw):
+    """Bin indices (-1: no bin) of a few features with one integer weight (0-3) per row."""
+    n = draw(st.integers(0, 25))
+    n_features = draw(st.integers(1, 3))
+    codes = np.array(draw(st.lists(st.lists(st.integers(-1, 2), min_size=n_features, max_size=n_features),
+                                   min_size=n, max_size=n)), dtype=np.int64).reshape(n, n_features)
+    weights = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int64)
+    return codes, weights
+
+
+def test_distinct_rows_sum_the_weights_of_equal_rows():
+    codes = np.array([[1, 0], [0, 2], [1, 0], [-1, 1], [0, 2], [1, 1]])
+    rows, counts = distinct_rows(codes)
+    assert rows.tolist() == [[-1, 1], [0, 2], [1, 0], [1, 1]]
+    assert counts.tolist() == [1, 2, 2, 1] and counts.dtype == np.int64
+    rows, sums = distinct_rows(codes, [2.0, 0.5, 1.0, 3.0, 0.25, 0.0])  # the last row weighs 0: removed
+    assert rows.tolist() == [[-1, 1], [0, 2], [1, 0]] and sums.tolist() == [3.0, 0.75, 3.0]
+    rows, ones = distinct_rows(codes, np.ones(6))
+    assert rows.tolist() == [[-1, 1], [0, 2], [1, 0], [1, 1]]
+    assert ones.tolist() == [1.0, 2.0, 2.0, 1.0] and ones.dtype == np.float64
+    rows, none = distinct_rows(codes, np.zeros(6))
+    assert rows.shape == (0, 2) and none.shape == (0,)
+    with pytest.raises(ValueError, match="one entry per sample"):
+        distinct_rows(codes, np.ones(5))
+    with pytest.raises(ValueError, match="non-negative"):
+        distinct_rows(codes, [1, 1, -1, 1, 1, 1])
+
+
+@PROPERTY
+@given(weighted_codes())
+def test_distinct_rows_integer_weights_act_as_copies(data):
+    codes, weights = data
+    rows, counts = distinct_rows(np.repeat(codes, weights, axis=0))
+    weighted_rows, sums = distinct_rows(codes, weights)
+    assert np.array_equal(weighted_rows, rows) and np.array_equal(sums, counts)
+    kept = weights > 0  # weight 0 is removal
+    kept_rows, kept_sums = distinct_rows(codes[kept], weights[kept])
+    assert np.array_equal(kept_rows, rows) and np.array_equal(kept_sums, counts)
+
+
+def test_resolve_conflicts_with_summed_weights():
+    a, b = [0, 1], [1, 0]
+    positives, pos_weights = np.array([a, b]), np.array([1.5, 0.25])
+    negatives, neg_weights = np.array([a, b]), np.array([2.0, 0.5])
+    # alpha 0.6: row a 0.9 > 0.8 stays positive; row b 0.15 < 0.2 goes negative
+    kept_pos, kept_weights, kept_neg = resolve_conflicts(positives, pos_weights, negatives, neg_weights, 0.6)
+    assert kept_pos.tolist() == [a] and kept_weights.tolist() == [1.5] and kept_neg.tolist() == [b]
+
+
+def test_rank_boundary_with_weights():
+    is_positive = np.array([1, 1, 1, 1, 0, 0], dtype=bool)
+    coverage = np.array([
+        [1, 0, 0, 0, 0, 0],  # lsup+ 3/6: the heavy positive
+        [0, 1, 1, 0, 0, 0],  # lsup+ 2/6
+        [0, 1, 1, 1, 1, 0],  # lsup+ 3/6, lsup- 1/4
+        [0, 0, 0, 0, 0, 0],  # covers nothing: dropped
+        [1, 0, 0, 0, 0, 1],  # lsup+ 3/6, lsup- 3/4: dropped
+    ], dtype=bool)
+    weights = np.array([3.0, 1.0, 1.0, 1.0, 1.0, 3.0])
+    n_ones = np.array([1, 1, 1, 1, 1])
+    assert rank_boundary(coverage, is_positive, n_ones, weights=weights).tolist() == [0, 1, 2]
+    assert rank_boundary(coverage, is_positive, n_ones, 0.5, None, weights).tolist() == [0, 2]
+    # the unweighted supports rank differently: row 1 (2/4) before row 0 (1/4)
+    assert rank_boundary(coverage, is_positive, n_ones).tolist() == [1, 0, 2]
+    assert rank_boundary(coverage, is_positive, n_ones, weights=np.ones(6)).tolist() == [1, 0, 2]
+    # a class of total weight 0 has supports 0: no positive weight, nothing is kept
+    assert rank_boundary(coverage, is_positive, n_ones, weights=np.where(is_positive, 0.0, 1.0)).size == 0
+
+
+@PROPERTY
+@given(st.data())
+def test_rank_boundary_integer_weights_act_as_copies(data):
+    n = data.draw(st.integers(1, 20))
+    n_points = data.draw(st.integers(1, 8))
+    flags = st.lists(st.booleans(), min_size=n, max_size=n)
+    coverage = np.array([data.draw(flags) for _ in range(n_points)], dtype=bool)
+    is_positive = np.array(data.draw(flags), dtype=bool)
+    weights = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    n_ones = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n_points, max_size=n_points)))
+    args = (data.draw(st.sampled_from([0.0, 0.25, 0.5])), data.draw(st.sampled_from([None, 2])))
+    copies = rank_boundary(np.repeat(coverage, weights, axis=1), np.repeat(is_positive, weights), n_ones, *args)
+    assert np.array_equal(rank_boundary(coverage, is_positive, n_ones, *args, weights), copies)
+    kept = weights > 0
+    removed = rank_boundary(coverage[:, kept], is_positive[kept], n_ones, *args, weights[kept])
+    assert np.array_equal(removed, copies)
+    assert np.array_equal(rank_boundary(coverage, is_positive, n_ones, *args, np.ones(n)),
+                          rank_boundary(coverage, is_positive, n_ones, *args))
+
+
+@pytest.mark.parametrize("params", [
+    {"n_estimators": 6, "max_features": 4, "positive": "positive", "random_state": 0},
+    {"n_estimators": 6, "max_features": 4, "positive": "positive", "random_state": 0, "conflicts": "majority",
+     "top_k": None},
+])
+def test_integer_sample_weights_act_as_copies(tic_tac_toe, params):
+    X_train, _, y_train, _ = tic_tac_toe
+    weights = np.random.default_rng(0).integers(0, 4, len(y_train))
+    copies = np.repeat(np.arange(len(y_train)), weights)
+    weighted = LibreClassifier(**params).fit(X_train, y_train, sample_weight=weights)
+    copied = LibreClassifier(**params).fit(X_train.iloc[copies], y_train.iloc[copies])
+    assert weighted.subsets_ == copied.subsets_
+    assert all(np.array_equal(a, b) for a, b in zip(weighted.boundaries_, copied.boundaries_))
+    conditions = [rule.conditions for rule in weighted.ruleset_.rules]
+    assert conditions == [rule.conditions for rule in copied.ruleset_.rules] and conditions
+    assert weighted.ruleset_.meta["n_candidates"] == copied.ruleset_.meta["n_candidates"]
+    ones = LibreClassifier(**params).fit(X_train, y_train, sample_weight=np.ones(len(y_train)))
+    assert ones.ruleset_.rules == LibreClassifier(**params).fit(X_train, y_train).ruleset_.rules

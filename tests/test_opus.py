@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optrules.learners.opus import best_rule, brute_force_best_rule, laplace, rule_key
+from optrules.learners.opus import CaseWeights, best_rule, brute_force_best_rule, laplace, rule_key
 
 PROPERTY = settings(derandomize=True, max_examples=300, deadline=None)
 
@@ -131,3 +132,97 @@ def test_bad_arguments(kwargs, message):
 def test_overlapping_masks_are_rejected():
     with pytest.raises(ValueError, match="both positive and negative"):
         best_rule(np.ones((1, 1), dtype=bool), np.array([True]), np.array([True]))
+
+
+# --------------------------------------------------------------------------- case weights
+@st.composite
+def weighted_problems(draw, weights):
+    """A categorical problem with one weight per case drawn from ``weights``."""
+    holds, positive, negative = draw(categorical_problems())
+    values = draw(st.lists(weights, min_size=len(positive), max_size=len(positive)))
+    return holds, positive, negative, np.array(values, dtype=float)
+
+
+def weighted_counts(holds, positive, negative, tests, weights):
+    covered = holds[:, list(tests)].all(axis=1)
+    exact = CaseWeights(weights)
+    return exact.total(covered & positive), exact.total(covered & negative)
+
+
+@PROPERTY
+@given(weighted_problems(st.integers(0, 3)), st.sampled_from([-math.inf, 0.5, 0.75]))
+def test_integer_weights_act_as_copies(problem, min_value):
+    holds, positive, negative, weights = problem
+    copies = np.repeat(np.arange(len(weights)), weights.astype(int))
+    expected = best_rule(holds[copies], positive[copies], negative[copies], min_value=min_value)
+    assert best_rule(holds, positive, negative, weights=weights, min_value=min_value) == expected
+    kept = weights > 0  # weight 0 is removal
+    assert best_rule(holds[kept], positive[kept], negative[kept], weights=weights[kept],
+                     min_value=min_value) == expected
+
+
+@PROPERTY
+@given(weighted_problems(st.one_of(st.just(0.0), st.floats(0.01, 10.0), st.integers(1, 8).map(lambda k: k / 8))),
+       st.sampled_from([-math.inf, 0.5, 0.75]))
+def test_weighted_search_finds_the_brute_force_optimum(problem, min_value):
+    holds, positive, negative, weights = problem
+    result = best_rule(holds, positive, negative, weights=weights, min_value=min_value)
+    expected = brute_force_best_rule(holds, positive, negative, min_value, weights=weights)
+    assert result.proven
+    if expected is None:
+        assert result.rule is None
+        return
+    assert result.rule.key == expected.key
+    found = (result.rule.positive, result.rule.negative)
+    assert weighted_counts(holds, positive, negative, result.rule.tests, weights) == found
+    counted = (positive | negative) & (weights > 0)
+    cover = holds[:, list(result.rule.tests)].all(axis=1) & counted
+    for test in result.rule.tests:  # no test is redundant on the cases that count
+        shorter = [t for t in result.rule.tests if t != test]
+        assert not np.array_equal(holds[:, shorter].all(axis=1) & counted, cover)
+
+
+def test_weights_change_the_best_rule():
+    # cases 0-3 positive, 4-5 negative; test 0 keeps cases 0-4, test 1 case 0 only
+    holds = np.array([[1, 1], [1, 0], [1, 0], [1, 0], [1, 0], [0, 0]], dtype=bool)
+    positive = np.array([1, 1, 1, 1, 0, 0], dtype=bool)
+    negative = ~positive
+    unweighted = best_rule(holds, positive, negative)  # test 0: 5/7 beats TRUE (5/8) and test 1 (2/3)
+    assert unweighted.rule.tests == (0,) and (unweighted.rule.positive, unweighted.rule.negative) == (4, 1)
+    heavy = best_rule(holds, positive, negative, weights=[1.0, 1.0, 1.0, 1.0, 6.0, 1.0])  # case 4 weighs 6
+    assert heavy.rule.tests == (1,) and (heavy.rule.positive, heavy.rule.negative) == (1.0, 0.0)
+    assert heavy.rule.value == laplace(1, 0) > laplace(4, 6)
+    ones = best_rule(holds, positive, negative, weights=np.ones(6))
+    assert ones == unweighted and type(ones.rule.positive) is int
+    assert best_rule(holds, positive, negative, weights=[0.0, 0.0, 0.0, 0.0, 1.0, 1.0]).rule is None
+    with pytest.raises(ValueError, match="one entry per case"):
+        best_rule(holds, positive, negative, weights=[1.0, 1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        best_rule(holds, positive, negative, weights=[1.0, -1.0, 1.0, 1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("draw", [
+    lambda rng, n: rng.integers(0, 4, n),  # few integers
+    lambda rng, n: rng.choice([0.0, 1.7, 0.6], n),  # class weights
+    lambda rng, n: rng.integers(0, 200, n),  # integers of several bits
+    lambda rng, n: rng.random(n) * (rng.random(n) < 0.8),  # arbitrary floats
+    lambda rng, n: rng.choice([1e-200, 1e200, 3.3, 0.0], n),  # a huge range: units beyond int64
+    lambda rng, n: rng.random(n) * rng.choice([1e-300, 1e300, 1.0], n),
+    lambda rng, n: rng.random(n) * 1e-310,  # subnormal floats
+])
+def test_case_weights_sums_are_exact(draw):
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 7, 64, 150):
+        weights = np.asarray(draw(rng, n), dtype=float)
+        exact = CaseWeights(weights)
+        mask = rng.random(n) < 0.7
+        size = exact.size(mask)
+        chosen = weights[mask]
+        for _ in range(5):
+            subset = rng.random(chosen.size) < 0.5
+            bitset = int.from_bytes(np.packbits(subset, bitorder="little").tobytes(), "little")
+            truth = sum((Fraction(w) for w in chosen[subset]), Fraction(0))
+            assert size(bitset) == float(truth)  # the exact sum, rounded once
+        assert exact.total(mask) == float(sum((Fraction(w) for w in chosen), Fraction(0)))
+        assert Fraction(exact.exact(mask)) * Fraction(2) ** exact.exponent == sum((Fraction(w) for w in chosen),
+                                                                                    Fraction(0))

@@ -2,11 +2,15 @@
 
 Property tests check rule evaluation against an independent row-by-row reference written in plain
 Python (math comparisons, ``is None`` / NaN checks, set membership), JSON round trips, and the
-agreement of ``covers`` with ``predict`` / ``decision_function`` for every kind.
+agreement of ``covers`` with ``predict`` / ``decision_function`` for every kind; the training class
+counts and probabilities against a row-by-row reference, integer weights against duplicated rows,
+and a scorecard's calibrated probability against the sign of its score. Validation tests check that
+every malformed dictionary raises a ValueError naming the field.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from dataclasses import dataclass
@@ -18,8 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optrules.ruleset import (
+    FORMAT_VERSION,
     RULESET_KINDS,
     CategoricalCondition,
+    Condition,
     Interval,
     LinearTerm,
     NumericCondition,
@@ -649,3 +655,582 @@ def test_unserialisable_label_is_a_clear_error():
     ruleset = Ruleset("list", (), frozenset({1}), ("x",), (frozenset({1}),))
     with pytest.raises(TypeError, match="cannot serialise label or category"):
         ruleset.to_json()
+
+
+# ---------------------------------------------------------------------------------------------
+# Format version and validation of serialised rulesets
+# ---------------------------------------------------------------------------------------------
+
+DELETE = object()  # marks a field that `_changed` removes
+
+
+def _valid_dict(kind: str) -> dict:
+    """A valid serialised ruleset of ``kind`` with numeric and categorical conditions (and linear terms)."""
+    if kind == "score":
+        ruleset = Ruleset("score", (Rule((AGE_YOUNG,), "yes", weight=1.5), Rule((RED, RICH), "yes", weight=-0.5)),
+                          "no", ("age", "colour", "income"), ("no", "yes"), positive="yes", intercept=-0.25,
+                          linear=(LinearTerm("income", 2.0, 10.0, 5.0),), calibration=0.5)
+    else:
+        ruleset = _set_ruleset(class_counts=((1.0, 2.0), (0.0, 3.0), (4.0, 0.5)))
+    return json.loads(ruleset.to_json())
+
+
+def _changed(data: dict, path: tuple, value) -> dict:
+    """A deep copy of ``data`` with the entry at ``path`` (keys and indices) set to ``value`` or deleted."""
+    data = copy.deepcopy(data)
+    holder = data
+    for step in path[:-1]:
+        holder = holder[step]
+    if value is DELETE:
+        del holder[path[-1]]
+    else:
+        holder[path[-1]] = value
+    return data
+
+
+CONDITION = ("rules", 0, "conditions", 0)  # AGE_YOUNG: a numeric condition
+BOUND = (*CONDITION, "intervals", 0)
+CATEGORICAL = ("rules", 0, "conditions", 1)  # RED, in the "set" ruleset
+
+INVALID_FIELDS = [
+    # (kind of the valid dictionary, path, new value, expected message as a regular expression)
+    ("set", ("kind",), "tree", r"^ruleset field 'kind': unknown ruleset kind 'tree'"),
+    ("set", ("kind",), 3, r"^ruleset field 'kind': unknown ruleset kind 3"),
+    ("set", ("colour",), "red", r"^ruleset: unknown field\(s\) \['colour'\]"),
+    ("set", ("classes",), "no, yes", r"^ruleset field 'classes' must be a list, got 'no, yes'"),
+    ("set", ("classes",), ["no", "yes", "no"], r"^ruleset field 'classes\[2\]': duplicate class 'no'"),
+    ("set", ("classes",), ["no", {"float": "nan"}], r"^ruleset field 'classes\[1\]\.float': NaN"),
+    ("set", ("classes",), ["no", {"set": [1]}], r"^ruleset field 'classes\[1\]' must be a label or category"),
+    ("set", ("classes",), ["no", {"float": "many"}], r"^ruleset field 'classes\[1\]\.float' must be the text"),
+    ("set", ("default",), "maybe",
+     r"^ruleset field 'default': 'maybe' is not one of the classes \['no', 'yes'\]$"),
+    ("set", ("positive",), "maybe",
+     r"^ruleset field 'positive': 'maybe' is not one of the classes \['no', 'yes'\]$"),
+    ("set", ("rules", 1, "prediction"), "maybe",
+     r"^ruleset field 'rules\[1\]\.prediction': 'maybe' is not one of the classes"),
+    ("set", ("features",), "age", r"^ruleset field 'features' must be a list, got 'age'"),
+    ("set", ("features", 1), 3, r"^ruleset field 'features\[1\]' must be a string, got 3$"),
+    ("set", ("features",), ["age", "colour"],
+     r"^ruleset field 'rules\[1\]\.conditions\[0\]\.feature': 'income' is not one of the features"),
+    ("set", ("rules",), {"0": {}}, r"^ruleset field 'rules' must be a list"),
+    ("set", ("rules", 0), 5, r"^ruleset field 'rules\[0\]' must be a mapping, got 5$"),
+    ("set", ("rules", 0, "score"), 1, r"^ruleset field 'rules\[0\]': unknown field\(s\) \['score'\]"),
+    ("set", ("rules", 0, "prediction"), DELETE,
+     r"^ruleset field 'rules\[0\]': missing required field\(s\) \['prediction'\]"),
+    ("set", ("rules", 0, "n_positive"), -1, r"^ruleset field 'rules\[0\]\.n_positive' must be a non-negative"),
+    ("set", ("rules", 0, "n_negative"), 1.5, r"^ruleset field 'rules\[0\]\.n_negative' must be a non-negative"),
+    ("set", ("rules", 0, "n_negative"), True, r"^ruleset field 'rules\[0\]\.n_negative' must be a non-negative"),
+    ("set", ("rules", 0, "conditions"), None, r"^ruleset field 'rules\[0\]\.conditions' must be a list"),
+    ("set", (*CONDITION, "kind"), "foo",
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.kind': unknown condition kind 'foo'"),
+    ("set", (*CONDITION, "missing"), DELETE,
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]': missing required field\(s\) \['missing'\]"),
+    ("set", (*CONDITION, "missing"), "no",
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.missing' must be a boolean"),
+    ("set", (*CONDITION, "feature"), 7,
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.feature' must be a string"),
+    ("set", (*CONDITION, "feature"), "ghost",
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.feature': 'ghost' is not one of the features "
+     r"\['age', 'colour', 'income'\]$"),
+    ("set", (*CONDITION, "negated"), False, r"^ruleset field 'rules\[0\]\.conditions\[0\]': unknown field\(s\)"),
+    ("set", (*CONDITION, "intervals"), [],
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]': numeric condition on 'age' needs at least one interval"),
+    ("set", (*BOUND, "low"), NAN,
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.intervals\[0\]\.low' must be a finite number or "
+     r"'inf' / '-inf', got nan$"),
+    ("set", (*BOUND, "high"), INF, r"^ruleset field 'rules\[0\]\.conditions\[0\]\.intervals\[0\]\.high' must be"),
+    ("set", (*BOUND, "high"), "infinity",
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.intervals\[0\]\.high' must be"),
+    ("set", (*BOUND, "low"), 50,
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.intervals\[0\]': empty interval"),
+    ("set", (*BOUND, "low_closed"), 1,
+     r"^ruleset field 'rules\[0\]\.conditions\[0\]\.intervals\[0\]\.low_closed' must be a boolean, got 1$"),
+    ("set", (*CATEGORICAL, "categories"), "red",
+     r"^ruleset field 'rules\[0\]\.conditions\[1\]\.categories' must be a list"),
+    ("set", (*CATEGORICAL, "categories"), ["red", {"float": 1.5}],
+     r"^ruleset field 'rules\[0\]\.conditions\[1\]\.categories\[1\]' must be a label or category"),
+    ("set", (*CATEGORICAL, "categories"), [],
+     r"^ruleset field 'rules\[0\]\.conditions\[1\]': categorical condition on 'colour' needs at least one"),
+    ("set", (*CATEGORICAL, "negated"), "false",
+     r"^ruleset field 'rules\[0\]\.conditions\[1\]\.negated' must be a boolean"),
+    ("set", ("meta",), [1], r"^ruleset field 'meta' must be a mapping"),
+    ("set", ("format_version",), 0, r"^ruleset field 'format_version' must be a positive integer, got 0$"),
+    ("set", ("format_version",), "1", r"^ruleset field 'format_version' must be a positive integer, got '1'$"),
+    ("set", ("format_version",), True, r"^ruleset field 'format_version' must be a positive integer, got True$"),
+    ("set", ("class_counts",), 3, r"^ruleset field 'class_counts' must be a list, got 3$"),
+    ("set", ("class_counts",), [[1, 2], [3, 4]],
+     r"^ruleset field 'class_counts' must have 3 rows \(one per rule, then one for the default\), got 2$"),
+    ("set", ("class_counts", 1), [1, 2, 3], r"^ruleset field 'class_counts\[1\]' must have 2 entries"),
+    ("set", ("class_counts", 2, 0), -1, r"^ruleset field 'class_counts\[2\]\[0\]' must be a finite non-negative"),
+    ("set", ("class_counts", 2, 1), NAN, r"^ruleset field 'class_counts\[2\]\[1\]' must be a finite non-negative "
+                                         r"number, got nan$"),
+    ("set", ("class_counts", 0, 1), "2",
+     r"^ruleset field 'class_counts\[0\]\[1\]' must be a finite non-negative"),
+    ("set", ("calibration",), 1.0, r"^ruleset field 'calibration': only a 'score' ruleset has a calibration"),
+    ("score", ("class_counts",), [[1, 1], [1, 1], [1, 1]], r"^ruleset field 'class_counts': a 'score' ruleset"),
+    ("score", ("calibration",), 0.0, r"^ruleset field 'calibration' must be a finite positive number or null"),
+    ("score", ("calibration",), -2, r"^ruleset field 'calibration' must be a finite positive number or null"),
+    ("score", ("calibration",), INF, r"^ruleset field 'calibration' must be a finite positive number or null"),
+    ("score", ("calibration",), "1", r"^ruleset field 'calibration' must be a finite positive number or null"),
+    ("score", ("intercept",), NAN, r"^ruleset field 'intercept' must be a finite number, got nan$"),
+    ("score", ("intercept",), -INF, r"^ruleset field 'intercept' must be a finite number, got -inf$"),
+    ("score", ("intercept",), "0.5", r"^ruleset field 'intercept' must be a finite number, got '0.5'$"),
+    ("score", ("intercept",), 10 ** 400, r"^ruleset field 'intercept' must be a finite number"),
+    ("score", ("rules", 1, "weight"), NAN,
+     r"^ruleset field 'rules\[1\]\.weight' must be a finite number or null"),
+    ("score", ("linear",), {}, r"^ruleset field 'linear' must be a list"),
+    ("score", ("linear", 0, "coefficient"), NAN,
+     r"^ruleset field 'linear\[0\]\.coefficient' must be a finite number"),
+    ("score", ("linear", 0, "center"), INF, r"^ruleset field 'linear\[0\]\.center' must be a finite number"),
+    ("score", ("linear", 0, "center"), "inf", r"^ruleset field 'linear\[0\]\.center' must be a finite number"),
+    ("score", ("linear", 0, "scale"), 0.0, r"^ruleset field 'linear\[0\]\.scale' must be a finite positive"),
+    ("score", ("linear", 0, "scale"), NAN, r"^ruleset field 'linear\[0\]\.scale' must be a finite positive"),
+    ("score", ("linear", 0, "feature"), "ghost",
+     r"^ruleset field 'linear\[0\]\.feature': 'ghost' is not one of the features"),
+    ("score", ("linear", 0, "scales"), 1.0, r"^ruleset field 'linear\[0\]': unknown field\(s\) \['scales'\]"),
+]
+
+
+@pytest.mark.parametrize("kind,path,value,message", INVALID_FIELDS)
+def test_invalid_field_is_a_value_error_naming_it(kind, path, value, message):
+    data = _changed(_valid_dict(kind), path, value)
+    with pytest.raises(ValueError, match=message):
+        Ruleset.from_dict(data)
+    # the same through JSON text, where the value survives encoding (NaN / inf become JSON tokens)
+    if value is not DELETE and not (isinstance(value, int) and abs(value) > 1e300):
+        with pytest.raises(ValueError, match=message):
+            Ruleset.from_json(json.dumps(data))
+
+
+def test_valid_dictionaries_load():
+    for kind in ("set", "score"):
+        data = _valid_dict(kind)
+        assert Ruleset.from_dict(data).to_dict() == data
+
+
+@pytest.mark.parametrize("missing", ["kind", "rules", "default", "features", "classes"])
+def test_missing_required_field_is_named(missing):
+    with pytest.raises(ValueError, match=rf"^ruleset: missing required field\(s\) \['{missing}'\]$"):
+        Ruleset.from_dict(_changed(_valid_dict("set"), (missing,), DELETE))
+
+
+@pytest.mark.parametrize("data", [["kind", "set"], "ruleset", None, 3])
+def test_data_that_is_not_a_mapping_is_refused(data):
+    with pytest.raises(ValueError, match="^ruleset must be a mapping, got "):
+        Ruleset.from_dict(data)
+
+
+def test_unknown_top_level_fields_are_all_named():
+    data = _changed(_changed(_valid_dict("set"), ("zeta",), 1), ("alpha",), 2)
+    with pytest.raises(ValueError, match=r"^ruleset: unknown field\(s\) \['alpha', 'zeta'\]; the fields are "):
+        Ruleset.from_dict(data)
+
+
+def test_constructor_checks_still_raise_value_errors_from_dicts():
+    with pytest.raises(ValueError, match="'set' ruleset needs its positive class"):
+        Ruleset.from_dict(_changed(_valid_dict("set"), ("positive",), None))
+    with pytest.raises(ValueError, match="every rule of a 'score' ruleset needs a weight"):
+        Ruleset.from_dict(_changed(_valid_dict("score"), ("rules", 0, "weight"), None))
+    with pytest.raises(ValueError, match="only a 'score' ruleset has an intercept"):
+        Ruleset.from_dict(_changed(_valid_dict("set"), ("intercept",), 1.0))
+
+
+def test_format_version_is_written_and_a_newer_one_is_refused():
+    assert FORMAT_VERSION == 1
+    data = _valid_dict("set")
+    assert data["format_version"] == 1
+    assert list(data)[0] == "format_version"
+    newer = _changed(data, ("format_version",), 2)
+    expected = ("this ruleset was written in format version 2; this optrules reads format version 1 at most: "
+                "upgrade optrules")
+    with pytest.raises(ValueError) as error:
+        Ruleset.from_dict(newer)
+    assert str(error.value) == expected
+    # refused for its version first, even when it carries fields this version does not know
+    with pytest.raises(ValueError, match="format version 7; this optrules reads format version 1 at most"):
+        Ruleset.from_json(json.dumps(_changed(newer, ("format_version",), 7) | {"tree": []}))
+
+
+OLD_FILE = """{"kind": "set", "rules": [
+  {"conditions": [{"kind": "numeric", "feature": "age", "missing": false,
+                   "intervals": [{"low": "-inf", "high": 40.0, "low_closed": true, "high_closed": false}]},
+                  {"kind": "categorical", "feature": "colour", "missing": false, "categories": ["red"],
+                   "negated": false}],
+   "prediction": "yes", "weight": null, "n_positive": 5, "n_negative": 1},
+  {"conditions": [{"kind": "numeric", "feature": "income", "missing": true,
+                   "intervals": [{"low": 20.0, "high": "inf", "low_closed": true, "high_closed": true}]}],
+   "prediction": "yes", "weight": null, "n_positive": null, "n_negative": null}],
+ "default": "no", "features": ["age", "colour", "income"], "classes": ["no", "yes"], "positive": "yes",
+ "intercept": 0.0, "linear": [], "meta": {"method": "libre"}}"""
+
+
+def test_file_written_before_format_version_reads_as_version_1():
+    ruleset = Ruleset.from_json(OLD_FILE)
+    rich = NumericCondition("income", [Interval(20, INF, True, True)], missing=True)
+    assert ruleset == _set_ruleset(rules=(Rule((AGE_YOUNG, RED), "yes", n_positive=5, n_negative=1),
+                                          Rule((rich,), "yes")))
+    assert ruleset.meta == {"method": "libre"}
+    assert ruleset.class_counts == () and ruleset.calibration is None
+    assert ruleset.to_dict()["format_version"] == 1
+    # an old scorecard too: no format_version, class_counts or calibration
+    score = _valid_dict("score")
+    for name in ("format_version", "class_counts", "calibration"):
+        del score[name]
+    assert Ruleset.from_dict(score).calibration is None
+
+
+@pytest.mark.parametrize("text", ["{", "", "{'kind': 'set'}", "[1, 2,]", "nul"])
+def test_malformed_json_is_a_value_error(text):
+    with pytest.raises(ValueError, match="^not valid JSON: "):
+        Ruleset.from_json(text)
+
+
+def test_json_that_is_not_an_object_is_refused():
+    with pytest.raises(ValueError, match=r"^ruleset must be a mapping, got \[1, 2\]$"):
+        Ruleset.from_json("[1, 2]")
+
+
+def test_part_from_dict_validates_with_its_own_name_or_a_given_path():
+    numeric = AGE_YOUNG.to_dict()
+    with pytest.raises(ValueError, match=r"^condition field 'kind': unknown condition kind 'foo'"):
+        Condition.from_dict({**numeric, "kind": "foo"})
+    with pytest.raises(ValueError, match=r"^condition field 'intervals\[0\]\.low' must be a finite number"):
+        Condition.from_dict({**numeric, "intervals": [{**numeric["intervals"][0], "low": "low"}]})
+    with pytest.raises(ValueError, match=r"^model field 'c\.kind': unknown condition kind 'foo'"):
+        Condition.from_dict({**numeric, "kind": "foo"}, "model.c")
+    with pytest.raises(ValueError, match=r"^interval field 'high' must be a finite number or 'inf' / '-inf', "
+                                         r"got nan$"):
+        Interval.from_dict({"low": 0.0, "high": NAN, "low_closed": True, "high_closed": False})
+    with pytest.raises(ValueError, match=r"^interval: empty interval"):
+        Interval.from_dict({"low": 2.0, "high": 1.0, "low_closed": True, "high_closed": False})
+    with pytest.raises(ValueError, match=r"^interval must be a mapping, got \[0, 1\]$"):
+        Interval.from_dict([0, 1])
+    with pytest.raises(ValueError, match=r"^rule field 'conditions\[0\]\.categories' must be a list"):
+        Rule.from_dict({"conditions": [{**RED.to_dict(), "categories": "red"}], "prediction": "yes"})
+    with pytest.raises(ValueError, match=r"^rule field 'weight' must be a finite number or null, got inf$"):
+        Rule.from_dict({"conditions": [], "prediction": "yes", "weight": INF})
+    with pytest.raises(ValueError, match=r"^rule: missing required field\(s\) \['conditions'\]"):
+        Rule.from_dict({"prediction": "yes"})
+    with pytest.raises(ValueError, match=r"^linear term field 'scale' must be a finite positive number, got -1"):
+        LinearTerm.from_dict({"feature": "x", "coefficient": 1.0, "center": 0.0, "scale": -1})
+    with pytest.raises(ValueError, match=r"^linear term field 'coefficient' must be a finite number, got None"):
+        LinearTerm.from_dict({"feature": "x", "coefficient": None, "center": 0.0, "scale": 1.0})
+    # one argument keeps working, and rules without optional fields read as before
+    assert Rule.from_dict({"conditions": [RED.to_dict()], "prediction": "yes"}) == Rule((RED,), "yes")
+    term = {"feature": "x", "coefficient": 2, "center": 0, "scale": 1}
+    assert LinearTerm.from_dict(term) == LinearTerm("x", 2.0)
+
+
+def test_constructor_validates_probability_fields():
+    with pytest.raises(ValueError, match=r"'class_counts' must have 3 rows"):
+        _set_ruleset(class_counts=((1, 1),))
+    with pytest.raises(ValueError, match=r"'class_counts\[0\]' must have 2 entries"):
+        _set_ruleset(class_counts=((1,), (1, 1), (1, 1)))
+    with pytest.raises(ValueError, match=r"'class_counts\[1\]\[0\]' must be a finite non-negative number, "
+                                         r"got -0\.5$"):
+        _set_ruleset(class_counts=np.array([[1, 1], [-0.5, 1], [1, 1]]))
+    with pytest.raises(ValueError, match=r"'calibration': only a 'score' ruleset"):
+        _set_ruleset(calibration=1.0)
+    with pytest.raises(ValueError, match=r"'calibration' must be a finite positive number"):
+        Ruleset("score", (), 0, ("x",), (0, 1), positive=1, calibration=NAN)
+    with pytest.raises(ValueError, match=r"'class_counts': a 'score' ruleset"):
+        Ruleset("score", (), 0, ("x",), (0, 1), positive=1, class_counts=((1, 2),))
+    counted = _set_ruleset(class_counts=np.array([[1, 2], [0, 3], [4, 0]]))
+    assert counted.class_counts == ((1.0, 2.0), (0.0, 3.0), (4.0, 0.0))
+    assert all(type(v) is float for row in counted.class_counts for v in row)
+
+
+# ---------------------------------------------------------------------------------------------
+# Probabilities
+# ---------------------------------------------------------------------------------------------
+
+# x < 5 (rule 0) and colour in {a} (rule 1)
+LOW_X = NumericCondition("x", [Interval(-INF, 5)])
+COLOUR_A = CategoricalCondition("colour", ["a"])
+TRAIN = pd.DataFrame({"x": [1.0, 2.0, 7.0, 8.0, 9.0, 3.0], "colour": ["a", "b", "a", "b", "b", "a"]})
+# covered by rule 0: rows 0, 1, 5; by rule 1: rows 0, 2, 5; by none: rows 3, 4
+PROBE = pd.DataFrame({"x": [1.0, 1.0, 9.0, 9.0], "colour": ["a", "b", "a", "b"]})  # both, rule 0, rule 1, none
+
+
+def _two_rule_set() -> Ruleset:
+    return Ruleset("set", (Rule((LOW_X,), "yes"), Rule((COLOUR_A,), "yes")), "no", ("x", "colour"),
+                   ("no", "yes"), positive="yes")
+
+
+def _two_rule_list() -> Ruleset:
+    return Ruleset("list", (Rule((LOW_X,), "a"), Rule((COLOUR_A,), "b")), "c", ("x", "colour"), ("a", "b", "c"))
+
+
+def test_set_counts_each_rules_own_coverage():
+    y = ["yes", "no", "yes", "no", "no", "yes"]
+    fitted = _two_rule_set().fit_probabilities(TRAIN, y)
+    # (no, yes): rule 0 covers rows 0, 1, 5; rule 1 rows 0, 2, 5 (row 0 and 5 in both); default rows 3, 4
+    assert fitted.class_counts == ((1.0, 2.0), (0.0, 3.0), (2.0, 0.0))
+    weighted = _two_rule_set().fit_probabilities(TRAIN, y, sample_weight=[1, 2, 1, 1, 3, 1])
+    assert weighted.class_counts == ((2.0, 2.0), (0.0, 3.0), (4.0, 0.0))
+    # Laplace (count + 1) / (total + 2): rule 0 (1/2, 1/2), rule 1 (1/5, 4/5), default (5/6, 1/6);
+    # a row covered by both takes rule 1, whose estimate of "yes" is higher
+    expected = [[1 / 5, 4 / 5], [1 / 2, 1 / 2], [1 / 5, 4 / 5], [5 / 6, 1 / 6]]
+    assert weighted.predict_proba(PROBE) == pytest.approx(np.array(expected), abs=1e-15)
+    assert weighted.predict(PROBE).tolist() == ["yes", "yes", "yes", "no"]
+
+
+def test_list_counts_rows_at_their_first_firing_rule():
+    y = ["a", "b", "b", "c", "c"]
+    train = TRAIN.iloc[:5]  # first firing: rule 0, rule 0, rule 1, none, none
+    fitted = _two_rule_list().fit_probabilities(train, y)
+    # row 0 is covered by rule 1 too, but counts only at rule 0; row 3 (x=8, colour b) fires no rule
+    assert fitted.class_counts == ((1.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 2.0))
+    weighted = _two_rule_list().fit_probabilities(train, y, sample_weight=np.array([2.0, 1.0, 0.5, 3.0, 1.0]))
+    assert weighted.class_counts == ((2.0, 1.0, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 4.0))
+    # Laplace with K = 3: rule 0 (3, 2, 1) / 6, rule 1 (1, 1.5, 1) / 3.5, default (1, 1, 5) / 7
+    expected = [[3 / 6, 2 / 6, 1 / 6], [3 / 6, 2 / 6, 1 / 6], [1 / 3.5, 1.5 / 3.5, 1 / 3.5],
+                [1 / 7, 1 / 7, 5 / 7]]
+    assert weighted.predict_proba(PROBE) == pytest.approx(np.array(expected), abs=1e-15)
+
+
+def test_set_tie_goes_to_the_first_covering_rule():
+    # three classes, same Laplace estimate of the positive class "p" (2/6) but different vectors
+    ruleset = Ruleset("set", _two_rule_set().rules, "a", ("x", "colour"), ("a", "b", "p"), positive="p",
+                      class_counts=((2, 0, 1), (0, 2, 1), (0, 0, 0)))
+    proba = ruleset.predict_proba(PROBE)
+    assert proba == pytest.approx(np.array([[3 / 6, 1 / 6, 2 / 6], [3 / 6, 1 / 6, 2 / 6],
+                                            [1 / 6, 3 / 6, 2 / 6], [1 / 3, 1 / 3, 1 / 3]]), abs=1e-15)
+
+
+def test_set_probabilities_may_disagree_with_predict():
+    # a rule right on 1 of its 4 training rows still predicts "yes"; its probabilities favour "no"
+    ruleset = Ruleset("set", (Rule((LOW_X,), "yes"),), "no", ("x", "colour"), ("no", "yes"), positive="yes",
+                      class_counts=((3, 1), (1, 5)))
+    row = pd.DataFrame({"x": [1.0, 9.0], "colour": ["a", "a"]})
+    assert ruleset.predict(row).tolist() == ["yes", "no"]
+    assert ruleset.predict_proba(row) == pytest.approx(np.array([[4 / 6, 2 / 6], [2 / 8, 6 / 8]]))
+
+
+def test_rulesets_without_rules_give_the_default_row():
+    for kind in ("set", "list"):
+        ruleset = Ruleset(kind, (), "no", ("x",), ("no", "yes"), positive="yes" if kind == "set" else None)
+        fitted = ruleset.fit_probabilities(pd.DataFrame({"x": [1.0, 2.0, 3.0]}), ["no", "yes", "no"])
+        assert fitted.class_counts == ((2.0, 1.0),)
+        assert fitted.predict_proba(np.zeros((2, 1))) == pytest.approx(np.array([[3 / 5, 2 / 5]] * 2))
+        with pytest.raises(ValueError, match="fitted on 1 features"):
+            fitted.predict_proba(np.zeros((2, 3)))
+
+
+def _one_rule_scorecard(classes=("no", "yes")) -> Ruleset:
+    # score +1 when colour is a, -1 otherwise
+    return Ruleset("score", (Rule((COLOUR_A,), "yes", weight=2.0),), "no", ("x", "colour"), classes,
+                   positive="yes", intercept=-1.0)
+
+
+SCORE_TRAIN = pd.DataFrame({"x": np.zeros(8), "colour": ["a", "a", "a", "a", "b", "b", "b", "b"]})
+SCORE_LABELS = ["yes", "yes", "yes", "no", "yes", "no", "no", "no"]
+
+
+def test_scorecard_calibration_by_hand():
+    # 6 rows on the right side of the score (margin +1), 2 on the wrong side (margin -1): the
+    # likelihood 6 log sigmoid(a) + 2 log sigmoid(-a) is largest where exp(a) = 3
+    fitted = _one_rule_scorecard().fit_probabilities(SCORE_TRAIN, SCORE_LABELS)
+    assert fitted.class_counts == ()
+    assert fitted.calibration == pytest.approx(math.log(3), rel=1e-12)
+    probe = pd.DataFrame({"x": [0.0, 0.0], "colour": ["a", "b"]})
+    assert fitted.predict_proba(probe) == pytest.approx(np.array([[0.25, 0.75], [0.75, 0.25]]), rel=1e-12)
+    # weight 2 on both wrong-side rows: 6 sigmoid(-a) = 4 sigmoid(a), exp(a) = 1.5
+    weights = [1, 1, 1, 2, 2, 1, 1, 1]
+    weighted = _one_rule_scorecard().fit_probabilities(SCORE_TRAIN, SCORE_LABELS, sample_weight=weights)
+    assert weighted.calibration == pytest.approx(math.log(1.5), rel=1e-12)
+    duplicated = _one_rule_scorecard().fit_probabilities(SCORE_TRAIN.loc[np.repeat(range(8), weights)],
+                                                         list(np.repeat(SCORE_LABELS, weights)))
+    assert duplicated.calibration == pytest.approx(weighted.calibration, rel=1e-12)
+
+
+def test_scorecard_probabilities_go_to_positive_and_default_columns():
+    # positive against the rest: "other" counts as not positive when fitting
+    classes = ("no", "other", "yes")
+    labels = [label if i != 7 else "other" for i, label in enumerate(SCORE_LABELS)]
+    fitted = _one_rule_scorecard(classes).fit_probabilities(SCORE_TRAIN, labels)
+    assert fitted.calibration == pytest.approx(math.log(3), rel=1e-12)
+    proba = fitted.predict_proba(pd.DataFrame({"x": [0.0, 0.0], "colour": ["a", "b"]}))
+    assert proba == pytest.approx(np.array([[0.25, 0.0, 0.75], [0.75, 0.0, 0.25]]), rel=1e-12)
+
+
+def test_scorecard_calibration_maximises_the_likelihood():
+    rules = (Rule((COLOUR_A,), "yes", weight=1.3),)
+    ruleset = Ruleset("score", rules, "no", ("x", "colour"), ("no", "yes"), positive="yes", intercept=-0.4,
+                      linear=(LinearTerm("x", 0.7, 1.0, 2.0),))
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, -1.0, 2.5], "colour": list("abababab")})
+    y = ["no", "yes", "yes", "no", "yes", "yes", "no", "no"]
+    weights = np.array([1.0, 0.5, 2.0, 1.0, 1.0, 3.0, 0.25, 1.0])
+    slope = ruleset.fit_probabilities(X, y, sample_weight=weights).calibration
+    score = ruleset.decision_function(X)
+    margin = np.where(np.array(y) == "yes", score, -score)
+    # the derivative of the weighted log-likelihood vanishes at the fitted slope, which is interior
+    derivative = np.sum(weights * margin / (1.0 + np.exp(slope * margin)))
+    assert abs(derivative) < 1e-10
+    assert 1e-3 < slope * np.abs(score).max() < 30
+
+
+def test_separable_scores_cap_the_slope():
+    ruleset = Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="yes",
+                      linear=(LinearTerm("x", 1.0),))
+    X = pd.DataFrame({"x": [-4.0, -1.0, -2.0, 1.0, 2.0, 0.5]})
+    fitted = ruleset.fit_probabilities(X, ["no", "no", "no", "yes", "yes", "yes"])
+    assert fitted.calibration == pytest.approx(30 / 4, rel=1e-12)  # largest |a * s| = 30
+    proba = fitted.predict_proba(X)
+    assert proba[0, 1] == pytest.approx(1 / (1 + math.exp(30)), rel=1e-9)
+    assert np.all(np.isfinite(proba)) and proba.sum(axis=1) == pytest.approx(np.ones(6))
+    # a row at score 0 counts for neither class; weight-0 rows do not bound the slope
+    with_zero = ruleset.fit_probabilities(pd.DataFrame({"x": [-2.0, 0.0, 2.0, 100.0]}),
+                                          ["no", "yes", "yes", "no"], sample_weight=[1, 1, 1, 0])
+    assert with_zero.calibration == pytest.approx(30 / 2, rel=1e-12)
+
+
+def test_degenerate_scores_keep_a_positive_slope():
+    ruleset = Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="yes", linear=(LinearTerm("x", 1.0),))
+    zero = ruleset.fit_probabilities(pd.DataFrame({"x": [0.0, 0.0]}), ["no", "yes"])
+    assert zero.calibration == 1.0
+    assert zero.predict_proba(pd.DataFrame({"x": [0.0, 2.0]})) == pytest.approx(
+        np.array([[0.5, 0.5], [1 / (1 + math.exp(2)), 1 / (1 + math.exp(-2))]]))
+    # every row on the wrong side: the flattest slope allowed, predictions still agree with the score's sign
+    wrong = ruleset.fit_probabilities(pd.DataFrame({"x": [-2.0, 1.0]}), ["yes", "no"])
+    assert wrong.calibration == pytest.approx(1e-6 / 2)
+    proba = wrong.predict_proba(pd.DataFrame({"x": [-2.0, 1.0]}))
+    assert proba[0, 1] < 0.5 < proba[1, 1]
+
+
+def test_tiny_positive_score_is_still_more_likely_positive():
+    ruleset = Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="yes", intercept=1e-20, calibration=1.0)
+    proba = ruleset.predict_proba(pd.DataFrame({"x": [0.0]}))
+    assert ruleset.predict(pd.DataFrame({"x": [0.0]})).tolist() == ["yes"]
+    assert proba[0, 1] > 0.5 > proba[0, 0]
+    at_zero = Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="yes", calibration=1.0)
+    assert at_zero.predict_proba(pd.DataFrame({"x": [0.0]})).tolist() == [[0.5, 0.5]]
+
+
+@pytest.mark.parametrize("ruleset", [_two_rule_set(), _two_rule_list(), _one_rule_scorecard()])
+def test_probabilities_need_fit_probabilities(ruleset):
+    message = (r"^this ruleset has no probability estimates: it was built without training counts; "
+               r"call fit_probabilities\(X, y\)$")
+    with pytest.raises(ValueError, match=message):
+        ruleset.predict_proba(PROBE)
+
+
+def test_fit_probabilities_checks_its_inputs():
+    ruleset = _two_rule_set()
+    y = ["yes", "no", "yes", "no", "no", "yes"]
+    with pytest.raises(ValueError, match=r"not among the classes \['no', 'yes'\], e.g. 'maybe'"):
+        ruleset.fit_probabilities(TRAIN, y[:5] + ["maybe"])
+    with pytest.raises(ValueError, match="not among the classes"):
+        ruleset.fit_probabilities(TRAIN, y[:5] + [NAN])
+    with pytest.raises(ValueError, match="y has 5 labels but X has 6 rows"):
+        ruleset.fit_probabilities(TRAIN, y[:5])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        ruleset.fit_probabilities(TRAIN, np.array([y, y]).T)
+    with pytest.raises(ValueError, match="sample_weight must hold one weight per row"):
+        ruleset.fit_probabilities(TRAIN, y, sample_weight=[1.0, 2.0])
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        ruleset.fit_probabilities(TRAIN, y, sample_weight=[1, 1, 1, 1, 1, -1])
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        ruleset.fit_probabilities(TRAIN, y, sample_weight=[1, 1, 1, 1, 1, NAN])
+    with pytest.raises(ValueError, match=r"the positive class 'p' is not one of the classes"):
+        Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="p").fit_probabilities(
+            pd.DataFrame({"x": [1.0]}), ["no"])
+    # labels arrive as a Series, an object array, with numpy scalars or as tuples
+    assert ruleset.fit_probabilities(TRAIN, pd.Series(y)) == ruleset.fit_probabilities(TRAIN, np.array(y))
+    tuples = Ruleset("list", (Rule((LOW_X,), ("t", 1)),), ("t", 0), ("x", "colour"), (("t", 0), ("t", 1)))
+    tuple_labels = [("t", 1), ("t", 1), ("t", 0), ("t", 0), ("t", 0), ("t", 1)]  # x < 5 on rows 0, 1, 5
+    assert tuples.fit_probabilities(TRAIN, tuple_labels).class_counts == ((0.0, 3.0), (3.0, 0.0))
+    ints = Ruleset("list", (Rule((LOW_X,), 1),), 0, ("x", "colour"), (0, 1))
+    assert ints.fit_probabilities(TRAIN, np.array([1, 1, 0, 0, 0, 1])).class_counts == ((0.0, 3.0), (3.0, 0.0))
+
+
+def test_probability_fields_round_trip_and_take_part_in_equality():
+    fitted_set = _two_rule_set().fit_probabilities(TRAIN, ["yes", "no", "yes", "no", "no", "yes"],
+                                                   sample_weight=[0.5, 1, 1, 2, 1, 1]).with_meta(method="m")
+    fitted_score = _one_rule_scorecard().fit_probabilities(SCORE_TRAIN, SCORE_LABELS)
+    for fitted, plain in ((fitted_set, _two_rule_set()), (fitted_score, _one_rule_scorecard())):
+        text = fitted.to_json(allow_nan=False)
+        again = Ruleset.from_json(text)
+        assert again == fitted and hash(again) == hash(fitted)
+        assert again.class_counts == fitted.class_counts and again.calibration == fitted.calibration
+        assert again.to_json(allow_nan=False) == text
+        assert np.array_equal(again.predict_proba(PROBE), fitted.predict_proba(PROBE))
+        assert fitted != plain
+        kept = fitted.with_meta(extra=1)
+        assert (kept.class_counts, kept.calibration, kept.meta["extra"]) == (fitted.class_counts,
+                                                                            fitted.calibration, 1)
+    assert fitted_set.meta == {"method": "m"}
+    assert json.loads(fitted_set.to_json())["class_counts"] == [[1.0, 1.5], [0.0, 2.5], [3.0, 0.0]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Probability properties
+# ---------------------------------------------------------------------------------------------
+
+def _reference_class_counts(ruleset: Ruleset, df: pd.DataFrame, labels, weights) -> list[list[float]]:
+    """Row by row: a list row counts at its first firing rule, a set row at every rule covering it."""
+    n_rules = ruleset.n_rules
+    counts = [[0.0] * len(ruleset.classes) for _ in range(n_rules + 1)]
+    for fired, label, weight in zip(_reference_covers(ruleset, df), labels, weights):
+        firing = [r for r, f in enumerate(fired) if f] or [n_rules]
+        for r in firing[:1] if ruleset.kind == "list" else firing:
+            counts[r][ruleset.classes.index(label)] += weight
+    return counts
+
+
+def _reference_proba(ruleset: Ruleset, df: pd.DataFrame) -> list[list[float]]:
+    k = len(ruleset.classes)
+    laplace = [[(c + 1) / (sum(row) + k) for c in row] for row in ruleset.class_counts]
+    out = []
+    for fired in _reference_covers(ruleset, df):
+        firing = [r for r, f in enumerate(fired) if f]
+        if not firing:
+            out.append(laplace[-1])
+        elif ruleset.kind == "list":
+            out.append(laplace[firing[0]])
+        else:
+            positive = ruleset.classes.index(ruleset.positive)
+            best = max(laplace[r][positive] for r in firing)
+            out.append(laplace[next(r for r in firing if laplace[r][positive] == best)])
+    return out
+
+
+@PROPERTY
+@given(frames(), st.sampled_from(["set", "list"]).flatmap(rulesets), st.data())
+def test_class_counts_and_probabilities_match_reference(df, ruleset, data):
+    n = len(df)
+    labels = data.draw(st.lists(st.sampled_from(ruleset.classes), min_size=n, max_size=n))
+    weights = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    fitted = ruleset.fit_probabilities(df, labels, sample_weight=weights)
+    assert [list(row) for row in fitted.class_counts] == _reference_class_counts(ruleset, df, labels, weights)
+    # integer weights count as that many copies of the row
+    rows = np.repeat(np.arange(n), weights)
+    copies = ruleset.fit_probabilities(df.iloc[rows], [labels[i] for i in rows])
+    assert copies.class_counts == fitted.class_counts
+    proba = fitted.predict_proba(df)
+    assert proba.shape == (n, len(ruleset.classes))
+    assert proba == pytest.approx(np.array(_reference_proba(fitted, df)).reshape(n, -1), rel=1e-12)
+    assert proba.sum(axis=1) == pytest.approx(np.ones(n), rel=1e-12)
+    assert Ruleset.from_json(fitted.to_json()) == fitted
+
+
+@PROPERTY
+@given(frames(), rulesets("score"), st.data())
+def test_calibrated_probability_sides_with_the_score(df, ruleset, data):
+    n = len(df)
+    labels = data.draw(st.lists(st.sampled_from(ruleset.classes), min_size=n, max_size=n))
+    weights = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    fitted = ruleset.fit_probabilities(df, labels, sample_weight=weights)
+    assert fitted.calibration > 0
+    score = fitted.decision_function(df)
+    if np.any(score[np.array(weights) > 0] != 0):
+        assert fitted.calibration * np.abs(score[np.array(weights) > 0]).max() <= 30 * (1 + 1e-12)
+    proba = fitted.predict_proba(df)
+    positive, default = fitted.classes.index(fitted.positive), fitted.classes.index(fitted.default)
+    assert ((proba[:, positive] > 0.5) == (score > 0)).all()
+    assert (proba[:, positive] + proba[:, default]) == pytest.approx(np.ones(n))
+    predicted_positive = np.array([p == fitted.positive for p in fitted.predict(df).tolist()], dtype=bool)
+    assert (predicted_positive == (proba[:, positive] > 0.5)).all()
+    rows = np.repeat(np.arange(n), weights)
+    copies = ruleset.fit_probabilities(df.iloc[rows], [labels[i] for i in rows])
+    assert copies.calibration == pytest.approx(fitted.calibration, rel=1e-9)

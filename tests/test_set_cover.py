@@ -260,3 +260,73 @@ def test_separation_stops_at_its_deadline_with_the_pairs_found_so_far():
     positives = np.flatnonzero(instance.pos_weight > 0)
     assert 0 < len(first_chunk) < len(every)
     assert set(first_chunk[:, 0].tolist()) <= set(positives[:10].tolist())
+
+
+# --------------------------------------------------------------------------- #
+# sample weights
+# --------------------------------------------------------------------------- #
+def _weighted_and_duplicated(seed: int, n_rows: int = 30, n_cols: int = 8, max_weight: int = 4):
+    """One random instance built twice: rows weighted by integer weights (0 included), and each row
+    repeated that many times (a weight of 0 removes it)."""
+    rng = np.random.default_rng(seed)
+    coverage = rng.random((n_rows, n_cols)) < rng.choice([0.2, 0.4, 0.6])
+    is_positive = rng.random(n_rows) < 0.5
+    cost = rng.choice([0.0, 0.5, 1.0], size=n_cols)
+    alpha = float(rng.choice([0.3, 0.5, 0.8]))
+    weights = rng.integers(0, max_weight, n_rows)
+    rows = np.repeat(np.arange(n_rows), weights)
+    weighted = CoverInstance.from_samples(coverage, is_positive, alpha, cost, weights=weights.astype(float))
+    duplicated = CoverInstance.from_samples(coverage[rows], is_positive[rows], alpha, cost)
+    return weighted, duplicated
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_integer_weights_give_the_objective_of_duplicated_rows(seed):
+    weighted, duplicated = _weighted_and_duplicated(seed)
+    for k in range(3):
+        for subset in itertools.combinations(range(weighted.n_candidates), k):
+            assert weighted.objective(list(subset)) == duplicated.objective(list(subset))
+    # the reduction drops the rows of weight 0 and merges the copies: the same reduced instance
+    reduced_w, reduced_d = weighted.reduce(), duplicated.reduce()
+    assert reduced_w.instance.digest() == reduced_d.instance.digest()
+    assert (reduced_w.columns == reduced_d.columns).all()
+    assert (greedy_cover(weighted) == greedy_cover(duplicated)).all()
+    assert (greedy_cover(weighted, max_rules=2) == greedy_cover(duplicated, max_rules=2)).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_integer_weights_give_the_optimum_of_duplicated_rows(seed):
+    weighted, duplicated = _weighted_and_duplicated(seed, n_rows=25, n_cols=7)
+    for max_rules in (None, 2):
+        optimum = solve_set_cover(weighted, max_rules=max_rules)
+        assert optimum.report.status is Status.OPTIMAL
+        assert optimum.objective == pytest.approx(solve_set_cover(duplicated, max_rules=max_rules).objective,
+                                                  abs=1e-9)
+        assert optimum.objective == pytest.approx(brute_force(duplicated, max_rules), abs=1e-9)
+
+
+def test_unit_weights_give_the_unweighted_instance():
+    rng = np.random.default_rng(3)
+    coverage, is_positive, cost = rng.random((40, 9)) < 0.3, rng.random(40) < 0.4, rng.random(9)
+    plain = CoverInstance.from_samples(coverage, is_positive, 0.6, cost)
+    ones = CoverInstance.from_samples(coverage, is_positive, 0.6, cost, weights=np.ones(40))
+    assert ones.digest() == plain.digest() and ones.digest(3) == plain.digest(3)
+    assert (ones.pos_weight == plain.pos_weight).all() and (ones.neg_weight == plain.neg_weight).all()
+
+
+def test_a_row_of_weight_zero_acts_as_removed():
+    coverage = np.array([[1, 0], [1, 1], [0, 1], [1, 0]], dtype=bool)
+    is_positive = np.array([True, False, True, False])
+    weights = np.array([2.0, 0.0, 0.5, 1.0])  # the negative row 1, covered by both rules, weighs nothing
+    instance = CoverInstance.from_samples(coverage, is_positive, 0.5, np.zeros(2), weights=weights)
+    kept = np.array([0, 2, 3])
+    removed = CoverInstance(coverage[kept], instance.pos_weight[kept], instance.neg_weight[kept], np.zeros(2), 0.5)
+    for subset in ([], [0], [1], [0, 1]):
+        assert instance.objective(subset) == removed.objective(subset)
+    assert instance.objective([1]) == 0.5 * 2.0  # the positive of weight 2 is left uncovered
+    assert instance.reduce().instance.digest() == removed.reduce().instance.digest()
+
+
+def test_weights_of_the_wrong_shape_are_refused():
+    with pytest.raises(ValueError, match="weights"):
+        CoverInstance.from_samples(np.ones((3, 2), bool), np.array([True, False, True]), 0.5, weights=np.ones(2))

@@ -5,8 +5,13 @@ pip provides; the ``cyipopt`` module (e.g. from the ``cyipopt-wheels`` wheel, wh
 libipopt) is enough here, because the relaxation is small and its derivatives are explicit.
 
 Variables x = (omegabar (J x L), omega' (J'), b, xi (n), z (K x L), s (K)), K = sum_j K_j the
-categories of all clustered features stacked. Objective (7); the constraints are (8) in the form of
-``optrules.models.cl``,
+categories of all clustered features stacked. Objective (7),
+
+    sum_{j,l} omegabar_{j,l}^2 / 2 + sum_{j'} omega'_{j'}^2 / 2 + (C / W) sum_i w_i xi_i,
+
+with the sample weights w_i and their total W of ``ClusterData`` (w_i = 1, W = n without weights);
+its gradient in xi_i is C w_i / W and the weights leave the Hessian alone (xi enters linearly).
+The constraints are (8) in the form of ``optrules.models.cl``,
 
     g_i = y_i (sum_j s_{k_j(i)} + omega'^T x'_i + b) + xi_i >= 1          for every sample i   (8b)
     s_k - sum_l omegabar_{j(k),l} z_{k,l} = 0                            for every category k (8a)
@@ -68,6 +73,7 @@ class _Relaxation:
         self.P = P = data.numeric.shape[1]
         self.n = n = data.n
         self.C = float(C)
+        self.weights, self.total_weight = data.hinge_weights()
         layout = Layout.of(data)
         self.K = K = layout.K
         self.offsets, self.feature_of, self.rows = layout.offsets, layout.feature_of, layout.rows
@@ -106,12 +112,12 @@ class _Relaxation:
     # -- cyipopt callbacks
     def objective(self, x: np.ndarray) -> float:
         w = x[self.i_w:self.i_b]
-        return float(w @ w / 2 + self.C / self.n * x[self.i_xi:self.i_z].sum())
+        return float(w @ w / 2 + self.C / self.total_weight * (self.weights * x[self.i_xi:self.i_z]).sum())  # (7)
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         grad = np.zeros(self.size)
         grad[self.i_w:self.i_b] = x[self.i_w:self.i_b]
-        grad[self.i_xi:self.i_z] = self.C / self.n
+        grad[self.i_xi:self.i_z] = self.C / self.total_weight * self.weights
         return grad
 
     def _split(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]:

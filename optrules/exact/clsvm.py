@@ -23,6 +23,18 @@ constant classifier omega = 0, b = +-1, which is feasible for CL). Every valid l
 CL's optimum (the solver's dual bound, the convex bound (LB) of ``optrules.models.cl_lower_bound``,
 the CL-bigM relaxation's optimum) gives ``best_bound`` and the returned scorecard's ``gap``.
 
+Sample weights (``ClusterData.weights``, one per training row, the class weights folded in) weigh
+the hinge losses of every model: the objective of SVM (1), CL (7), CL-bigM (16), their relaxations
+and the bound (LB) is the norm term plus (C / W) sum_i w_i xi_i with W = sum_i w_i (the paper's
+(C / n) sum_i xi_i without weights), so an integer weight acts as that many copies of the row. What
+the strategies derive stays valid: the SVM_C start and every rounding are the weighted SVM on
+clustered data, hence feasible points of the weighted CL valued by its (7); the constant classifier
+is worth 2 C min(W+, W-) / W (``constant_upper_bound``); ``big_m`` needs only that the hinge term is
+>= 0, true for any w_i >= 0; ``feature_big_m``'s LB_{-j} carries the same weights. SVM_C's MSSC
+weighs each category once, as in Figure 3 (``optrules.exact.mssc``). Rows of weight 0 are dropped
+before any model is built (``ClusterData.support``): they change no objective and no optimum (the
+models accept them all the same, each with a cost-free xi_i).
+
 The paper is cut before the details of CL_RR; the choices made here (rounding rule, number of
 draws, starting point of the local solve, big-M) are in docs/methods/clsvm.md.
 """
@@ -77,7 +89,8 @@ def default_modeller(strategy: str) -> str | None:
 
 @dataclass(frozen=True)
 class StrategyInputs:
-    """The training data in the design's coordinates: clustered codes, x', y in {-1, +1}, L."""
+    """The training data in the design's coordinates: clustered codes, x', y in {-1, +1}, L, the
+    sample weights."""
 
     design: ScorecardDesign
     data: ClusterData
@@ -89,9 +102,9 @@ class StrategyInputs:
 
 @dataclass(frozen=True)
 class StrategyResult:
-    """A strategy's scorecard, its CL objective, every solve report and ``meta``: the main model's
-    status and termination, best_bound, gap, fallback (None, "start" or "constant") and its reason,
-    the strategy's own figures, and the seconds of each stage."""
+    """A strategy's scorecard, its CL objective (7) (with the data's sample weights), every solve
+    report and ``meta``: the main model's status and termination, best_bound, gap, fallback (None,
+    "start" or "constant") and its reason, the strategy's own figures, and the seconds of each stage."""
 
     card: Scorecard
     objective: float
@@ -118,14 +131,23 @@ def canonical(labels: np.ndarray) -> np.ndarray:
     return labels
 
 
-def constant_upper_bound(y: np.ndarray, C: float) -> float:
-    """CL's objective at omegabar = omega' = 0 with the best constant b (b = +-1): 2 C min(n+, n-) / n."""
-    positives = int((y > 0).sum())
-    return 2.0 * C * min(positives, len(y) - positives) / len(y)
+def constant_upper_bound(y: np.ndarray, C: float, weights: np.ndarray | None = None) -> float:
+    """CL's objective (7) at omegabar = omega' = 0 with the best constant b (b = +-1): each sample of
+    the other class has xi_i = 2, so 2 C min(W+, W-) / W with the classes' total weights W+ and W-
+    and W = W+ + W- (2 C min(n+, n-) / n without ``weights``)."""
+    positive, total = _class_totals(y, weights)
+    return 2.0 * C * min(positive, total - positive) / total
+
+
+def _class_totals(y: np.ndarray, weights: np.ndarray | None) -> tuple[float, float]:
+    """(W+, W): the positive samples' total weight and all samples' (n+ and n without weights)."""
+    w, total = svm_model.sample_weights(weights, len(y))
+    return float(w[np.asarray(y) > 0].sum()), total
 
 
 def big_m(upper_bound: float) -> float:
-    """A bound on |omegabar_{j,l}| valid at every optimum of CL: sum omegabar^2 / 2 <= (7) <= UB.
+    """A bound on |omegabar_{j,l}| valid at every optimum of CL: sum omegabar^2 / 2 <= (7) <= UB,
+    the hinge term of (7) being >= 0 whatever the sample weights (all >= 0).
 
     A small relative margin keeps a start whose objective equals UB (up to solver accuracy) feasible.
     """
@@ -137,7 +159,8 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
     """Per-feature bounds M_j = sqrt(2 (UB - LB_{-j})) from ``optrules.models.cl_lower_bound``.
 
     Returns (M, LB, reports): LB is the lower bound (LB) on CL's optimum with every feature
-    penalised. A feature whose bound problem is not solved to optimality (or not solved before the
+    penalised; (LB) has the data's sample weights, as (7) has, so the bound is that of the weighted
+    CL. A feature whose bound problem is not solved to optimality (or not solved before the
     ``budget`` is spent) keeps the global ``big_m(UB)``. The margin 1e-6 max(1, UB) covers the
     convex solver's accuracy.
     """
@@ -213,12 +236,14 @@ class _Run:
         self.reports: list[SolveReport] = []
 
     def svm(self, dummies: np.ndarray, what: str, stage: str) -> svm_model.SVMSolution:
-        """The SVM QP (1)-(6) on ``dummies``; raises _OutOfTime when it finds no solution in time.
+        """The SVM QP (1)-(6) on ``dummies`` with the data's sample weights; raises _OutOfTime when it
+        finds no solution in time.
 
         ``stage="main"``: the strategy's own model, its seconds counted as build, load and solve;
         otherwise all of them go to ``stage`` ("start", "round")."""
         began = time.perf_counter()
-        model = svm_model.build(dummies, self.inputs.data.numeric, self.inputs.data.y, self.C)
+        data = self.inputs.data
+        model = svm_model.build(dummies, data.numeric, data.y, self.C, data.weights)
         built = time.perf_counter() - began
         report = solve(model.problem, svm_model.problem_class(), solver=self.qp, options=self.qp_options,
                        build_seconds=built, deadline=self.budget.deadline)
@@ -255,13 +280,15 @@ class _Run:
         return self.clustered_svm(assignment, stage)
 
     def constant(self) -> StrategyResult:
-        """omega = 0 with the best constant b: feasible for CL, objective ``constant_upper_bound``."""
+        """omega = 0 with the best constant b (the class of larger total weight): feasible for CL,
+        objective ``constant_upper_bound``."""
         data = self.inputs.data
-        b = 1.0 if (data.y > 0).sum() >= (data.y < 0).sum() else -1.0
+        positive, total = _class_totals(data.y, data.weights)
+        b = 1.0 if positive >= total - positive else -1.0
         L = data.clusters
         card = Scorecard(tuple(np.zeros(k, dtype=np.int64) for k in data.n_categories),
                          tuple(np.zeros(L) for _ in data.n_categories), np.zeros(data.numeric.shape[1]), b)
-        return StrategyResult(card, constant_upper_bound(data.y, self.C))
+        return StrategyResult(card, constant_upper_bound(data.y, self.C, data.weights))
 
     def best_rounding(self, relaxed: CLSolution, draws: int,
                       rng: np.random.Generator) -> tuple[StrategyResult | None, int, str]:
@@ -336,7 +363,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
             if report.status is Status.OPTIMAL:  # solved globally: a bound on CL
                 bounds.append(report.best_bound)
     else:
-        upper = min(constant_upper_bound(inputs.data.y, run.C), start.objective)
+        upper = min(constant_upper_bound(inputs.data.y, run.C, inputs.data.weights), start.objective)
         with budget.stage("bound"):
             M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget)
         run.reports += bound_reports
@@ -375,7 +402,7 @@ def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any]
     """clm (CL-bigM MIQP) or cl (CL MINLP), warm-started from SVM_C; never worse than that start."""
     inputs, budget = run.inputs, run.budget
     start = run.svm_c("start")
-    upper = min(constant_upper_bound(inputs.data.y, run.C), start.objective)
+    upper = min(constant_upper_bound(inputs.data.y, run.C, inputs.data.weights), start.objective)
     extra: dict[str, Any] = {"start_objective": start.objective, "upper_bound": upper}
     bounds: list[float | None] = []
     solver = solver or "scip"
@@ -428,10 +455,12 @@ def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int 
 
     Without clustered features there is nothing to cluster: every strategy is the SVM on x' (with
     the default QP solver and only the time limit when the strategy's own model is not a QP).
+    Every model is built on the rows of positive weight (``ClusterData.support``).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
     rng = rng if rng is not None else np.random.default_rng(0)
+    inputs = StrategyInputs(inputs.design, inputs.data.support())
     options = check_unified(options)
     budget = TimeBudget(options.pop("time_limit", None))
     main_is_qp = strategy in ("svm-o", "svm-c")

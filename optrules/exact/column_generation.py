@@ -22,10 +22,15 @@ master LP over all conjunctions is at least  z_RMP + W * min(0, rc_lb)  (Lagrang
 the clauses of an optimal LP solution: C for a complexity budget C (every clause costs at least 1),
 else the number of positive rows + 1, a basic optimum having at most that many positive w, each <= 1).
 That bound is certified too, whatever stopped the loop. When (1) takes integer values only (integer
-row counts, as without sample weights, and an integer penalty) the bound is rounded up. Without any exact pricing (a limit hit
-before it, or pricing on sampled rows / literals, the paper's approximation for large data) there is
-no bound over all conjunctions: the result says so, and gives the restricted LP value as the bound
-over the generated clauses only.
+row weights, as without sample weights or with integer ones, and an integer penalty) the bound is
+rounded up. Without any exact pricing (a limit hit before it, or pricing on sampled rows / literals,
+the paper's approximation for large data) there is no bound over all conjunctions: the result says
+so, and gives the restricted LP value as the bound over the generated clauses only.
+
+Sample weights enter through :class:`RuleProblem` alone (summed per distinct row); nothing else
+assumes integer counts: the bound is rounded only when every row's summed weights are integers, W
+counts distinct rows (not samples), and sampled pricing draws distinct rows uniformly, whatever their
+weight.
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ LOOP_SHARE = 0.8
 @dataclass(frozen=True)
 class RuleProblem:
     """The training data over distinct rows: the literal truth table of each distinct row and how
-    many positives and negatives (or their sample weights) share it."""
+    many positives and negatives (or their summed sample weights) share it."""
 
     truth: np.ndarray
     pos: np.ndarray
@@ -69,11 +74,19 @@ class RuleProblem:
 
     @classmethod
     def from_samples(cls, matrix: np.ndarray, is_positive: np.ndarray,
-                     sample_weight: np.ndarray | None = None) -> RuleProblem:
-        """Merge identical rows of the (samples x literals) ``matrix``: no clause can tell them apart."""
+                     weights: np.ndarray | None = None) -> RuleProblem:
+        """Merge identical rows of the (samples x literals) ``matrix``: no clause can tell them apart.
+
+        A distinct row holds the summed ``weights`` (one non-negative float per sample; None: 1
+        each, the sums are then counts) of its positives and of its negatives. A distinct row of
+        total weight 0 counts in no term of (1)-(4) and in no reduced cost, and is dropped: the
+        problem is then the one of the samples of positive weight alone (same rows, digest and
+        optimum), and pricing samples only rows that matter."""
         matrix = np.asarray(matrix, dtype=bool)
-        weight = np.ones(matrix.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        weight = np.ones(matrix.shape[0]) if weights is None else np.asarray(weights, dtype=float)
         is_positive = np.asarray(is_positive, dtype=bool)
+        if weight.shape != matrix.shape[:1]:
+            raise ValueError(f"matrix has {matrix.shape[0]} rows but weights has shape {weight.shape}")
         if matrix.shape[1] == 0:
             inverse = np.zeros(matrix.shape[0], dtype=np.int64)
             unique = np.zeros((1 if matrix.shape[0] else 0, 0), dtype=bool)
@@ -85,7 +98,8 @@ class RuleProblem:
         n = unique.shape[0]
         pos = np.bincount(inverse, weights=weight * is_positive, minlength=n)
         neg = np.bincount(inverse, weights=weight * ~is_positive, minlength=n)
-        return cls(np.ascontiguousarray(unique), pos, neg)
+        kept = (pos > 0) | (neg > 0)
+        return cls(np.ascontiguousarray(unique[kept]), pos[kept], neg[kept])
 
     def digest(self, penalty: float, max_literals: int, max_complexity: float | None) -> str:
         """A fingerprint of the instance and the objective's parameters: fits with the same digest

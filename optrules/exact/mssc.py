@@ -9,6 +9,13 @@ i_1 < ... < i_{L-1} are found exactly by dynamic programming over prefixes:
     D[l][m] = min_{t < m} D[l-1][t] + F({t+1, ..., m}),     D[0][0] = 0,
 
 with F(I) the within-run sum of squares, computed in O(1) from prefix sums. Time O(L K^2).
+
+Sample weights do not enter here: each category counts once, as in Figure 3, however many samples
+(or how much weight) it has, which is what the unweighted strategy does too. The weights reach the
+clustering through the SVM_O scores nu alone, and there a row of integer weight w is w copies of
+it; copies change neither the set of categories nor, at the optimum, their scores, so the
+unweighted MSSC is what duplicating the rows gives. (A category met only by rows of weight 0 has
+SVM_O score 0 and is clustered like the others.)
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@ solution back to a ``Ruleset(kind="score")``:
   second category in sorted order), and one with a single category is constant and dropped;
 * a numeric feature is standardised with the training mean and standard deviation (1 when
   constant); a missing numeric value is the mean, i.e. contributes 0, as ``LinearTerm`` does.
+  With sample weights w_i both are weighted, sum_i w_i x_i / sum_i w_i and
+  sqrt(sum_i w_i (x_i - mean)^2 / sum_i w_i) over the observed values, so that a row of integer
+  weight w counts as w copies (weights of ones: the plain mean and standard deviation, exactly).
+  The categories and their order come from every row, whatever its weight.
 
 The scorecard has one rule ``feature in {categories}`` per non-empty cluster carrying the cluster
 score, one rule per two-category feature carrying its weight, the linear terms with the
@@ -26,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from optrules.data import Schema
+from optrules.models.svm import sample_weights
 from optrules.ruleset import CategoricalCondition, LinearTerm, Rule, Ruleset, _sort_key
 
 __all__ = ["ScorecardDesign", "Scorecard"]
@@ -38,6 +43,20 @@ def _categories(column: pd.Series) -> tuple[Any, ...]:
     if column.isna().any():
         ordered.append(None)
     return tuple(ordered)
+
+
+def _moments(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """The weighted mean and standard deviation (ddof 0) of the observed (non-NaN) values; (0, 0)
+    when no observed value has a positive weight. Written as numpy's mean() and std() compute them,
+    so that weights of ones give exactly their values."""
+    observed = ~np.isnan(values)
+    x, w = values[observed], weights[observed]
+    total = w.sum()
+    if total <= 0:
+        return 0.0, 0.0
+    mean = (w * x).sum() / total
+    deviation = x - mean
+    return float(mean), float(np.sqrt((w * deviation * deviation).sum() / total))
 
 
 @dataclass(frozen=True)
@@ -72,7 +91,10 @@ class ScorecardDesign:
     scale: np.ndarray
 
     @classmethod
-    def fit(cls, frame: pd.DataFrame, schema: Schema) -> ScorecardDesign:
+    def fit(cls, frame: pd.DataFrame, schema: Schema, weights: np.ndarray | None = None) -> ScorecardDesign:
+        """The feature roles of ``frame`` and the standardisation of its numeric features, with the
+        mean and standard deviation weighted by ``weights`` (one per row, >= 0; None: ones)."""
+        w, _ = sample_weights(weights, len(frame))
         clustered, categories, binary, numeric, center, scale = [], [], [], [], [], []
         for feature, is_categorical in zip(schema.features, schema.categorical):
             column = frame[feature]
@@ -84,10 +106,7 @@ class ScorecardDesign:
                 elif len(cats) == 2:
                     binary.append((feature, cats[1]))
                 continue
-            values = column.to_numpy(dtype=float)
-            observed = values[~np.isnan(values)]
-            mean = float(observed.mean()) if observed.size else 0.0
-            std = float(observed.std()) if observed.size else 0.0
+            mean, std = _moments(column.to_numpy(dtype=float), w)
             numeric.append(feature)
             center.append(mean)
             scale.append(std if std > 1e-12 else 1.0)

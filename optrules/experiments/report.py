@@ -58,7 +58,8 @@ CERTAINTY_LEGEND = (
     "at a time, node or gap limit, or, for column generation, a gap left between the integer master and "
     "the bound over all conjunctions), with g% their mean gap to the best bound "
     "(\"no bound\": the solver had none on some); ↩k: on k folds the solver found nothing better than "
-    "its warm start, which was returned.")
+    "its warm start, which was returned. Any method: ⚠k: on k folds the fit warned (e.g. it predicts "
+    "one class everywhere or has no rule; the `warnings` column of results.csv says why).")
 
 
 def _is(value: Any, text: str) -> bool:
@@ -120,9 +121,11 @@ def summary_table(results: pd.DataFrame, metric: str) -> pd.DataFrame:
 
     def notes(d: str, m: str) -> str:
         text = f" [{scored.at[d, m]}/{ran.at[d, m]} fits]" if scored.at[d, m] < ran.at[d, m] else ""
+        rows = results[(results["dataset"] == d) & (results["method"] == m)]
         if m in exact:
-            text += certainty_mark(results[(results["dataset"] == d) & (results["method"] == m)])
-        return text
+            text += certainty_mark(rows)
+        warned = int(rows["warnings"].notna().sum()) if "warnings" in rows else 0
+        return text + (f" ⚠{warned}" if warned else "")
 
     shown = means.round(spec.decimals)  # bold every best mean as printed, ties included
     best = shown.max(axis=1) if spec.higher_is_better else shown.min(axis=1)

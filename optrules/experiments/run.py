@@ -23,6 +23,7 @@ import os
 import socket
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -35,6 +36,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
 from optrules.estimators import RulesetClassifier
+from optrules.exceptions import OptrulesWarning
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
 from optrules.experiments.errors import FitError
 from optrules.experiments.isolation import Ending, call_in_child
@@ -58,7 +60,7 @@ STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds"
 #: The columns of the result table, in order (one row per dataset x method x fold).
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
            "n_rules", "n_atoms", "avg_atoms", "complexity", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
-           *STAGE_COLUMNS, "error")
+           *STAGE_COLUMNS, "warnings", "error")
 #: The ``status`` of a fit that gave no classifier: an exception recorded (``on_error = "record"``), an
 #: isolated fit whose process died, or one killed at its timeout. Their metrics are NaN.
 FAILED_STATUSES = ("error", "crashed", "timeout")
@@ -311,7 +313,7 @@ def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outco
         **dict.fromkeys(("f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"),
                         nan),
         "fit_seconds": seconds, **dict.fromkeys(SOLVE_COLUMNS), "time_limit": None,
-        **dict.fromkeys(STAGE_COLUMNS), "status": status, "error": error,
+        **dict.fromkeys(STAGE_COLUMNS), "status": status, "warnings": None, "error": error,
         **{META_PREFIX + key: None for key in task.method.meta},
         **task.tuned,
     }
@@ -326,8 +328,13 @@ def _task_columns(task: Task) -> dict[str, Any]:
 def fit_and_score(task: Task) -> Outcome:
     """Fit (a clone of) ``task.estimator`` on the training data and score it on the test data."""
     try:
-        estimator = clone(task.estimator).fit(task.X_train, task.y_train)
-        predictions = estimator.predict(task.X_test)
+        with warnings.catch_warnings(record=True) as caught:  # the package's warnings go to a column
+            warnings.simplefilter("always", OptrulesWarning)
+            estimator = clone(task.estimator).fit(task.X_train, task.y_train)
+            predictions = estimator.predict(task.X_test)
+        for other in caught:
+            if not issubclass(other.category, OptrulesWarning):
+                warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
     except Exception as error:
         raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: "
                        f"{type(error).__name__}: {error}") from error
@@ -341,6 +348,8 @@ def fit_and_score(task: Task) -> Outcome:
         "complexity": float(ruleset.meta.get("complexity", ruleset.n_atoms)),
         "fit_seconds": float(ruleset.meta["fit_seconds"]),
         **_solve_summary(ruleset.meta),
+        "warnings": "; ".join(dict.fromkeys(str(w.message) for w in caught
+                                            if issubclass(w.category, OptrulesWarning))) or None,
         "error": None,
         **{META_PREFIX + key: _meta_value(ruleset.meta.get(key)) for key in task.method.meta},
         **task.tuned,

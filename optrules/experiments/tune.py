@@ -203,7 +203,7 @@ def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, 
     for name, values in raw.items():
         if not isinstance(values, list) or not values:
             raise ValueError(f"tune: grid {name} must be a non-empty list of values, got {values!r}")
-    valid = set(get_method(method).estimator().get_params())
+    valid = set(get_method(method).estimator().get_params(deep=True))
     unknown = sorted(set(raw) - valid)
     if unknown:
         raise ValueError(f"tune: unknown parameter(s) {unknown} in the grid of method {method!r}; "
@@ -215,6 +215,12 @@ def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, 
     clash = sorted(set(raw) & set(fixed))
     if clash:
         raise ValueError(f"tune: method {method!r} fixes {clash}; they cannot be tuned")
+    for name, values in raw.items():  # every grid value checked now, not in every fold
+        for value in values:
+            try:
+                make_estimator(method, **{**params, name: value})
+            except ValueError as error:
+                raise ValueError(f"tune: grid {name} = {value!r}: {error}") from None
     return tuple((str(name), tuple(values)) for name, values in raw.items())
 
 

@@ -33,9 +33,14 @@ Choices (documented, where the paper leaves room)
   lowest bit index. ``|S_i^0|`` is computed on the *current* ``S`` (it changes between calls of
   FindBoundaryPoint, not inside one).
 * **Counts.** By default ``|S_i^0|`` and ``|D+_i^0|`` count *distinct* elements, as in the paper
-  (the inputs are sets). With ``positive_counts`` (multiplicities of the distinct positives) both
-  count *samples* instead (sums of multiplicities). ``negative_counts`` are validated but do not
-  change the result: a conflict only needs one negative element.
+  (the inputs are sets). With ``positive_counts`` (multiplicities or summed sample weights of the
+  distinct positives) both count *samples* instead: sums of the counts, so an integer count acts as
+  that many copies of the element. Whole-number counts are summed as ``int64`` (exact); others as
+  ``float64``, one positive at a time in input order in both implementations, so they agree to the
+  bit; ties between bits are then exact up to floating-point rounding of the sums. A count of 0
+  weighs nothing in the heuristics, but the element is still a positive to cover (drop it from the
+  input to remove it). ``negative_counts`` are validated but do not change the result: a conflict
+  only needs one negative element.
 * **Choice of x.** Algorithm 1 picks "some x in S": we take the first remaining positive in input
   order, so the result is deterministic.
 * **Update of S.** After each new point every element of ``S`` covered by it is removed (the paper's
@@ -187,15 +192,23 @@ class ZeroRows:
 
 
 def _as_counts(counts: Any, n: int, name: str) -> np.ndarray:
+    """Validated counts, one per row: ``int64`` when all are whole numbers below 2**53 (ones when
+    ``counts`` is None), so that sums are exact; ``float64`` otherwise."""
     if counts is None:
         return np.ones(n, dtype=np.int64)
     array = np.asarray(counts)
     if array.shape != (n,):
         raise ValueError(f"{name} must have one entry per row ({n}), got shape {array.shape}")
-    if array.size and (not np.all(np.isfinite(array)) or np.any(array < 0)
-                       or np.any(array != np.round(array))):
-        raise ValueError(f"{name} must be non-negative integers")
-    return array.astype(np.int64)
+    if array.dtype.kind in "iu":
+        if np.any(array < 0):
+            raise ValueError(f"{name} must be non-negative")
+        return array.astype(np.int64)
+    array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must be non-negative finite numbers")
+    if np.all(array == np.round(array)) and np.all(array < 2.0 ** 53):
+        return array.astype(np.int64)
+    return array
 
 
 def _best(keys: list[np.ndarray]) -> int:
@@ -210,10 +223,12 @@ def _best(keys: list[np.ndarray]) -> int:
 
 
 def _weighted_zeros(weights: np.ndarray, zeros: np.ndarray) -> np.ndarray:
-    """``weights @ zeros`` (int64) without the (rows x bits) int64 copy of ``zeros``: a weighted
-    count per bit over the set entries (exact for integer weights below 2**53)."""
+    """``weights @ zeros`` in the dtype of ``weights`` (``int64`` or ``float64``) without the
+    (rows x bits) copy of ``zeros``: a weighted count per bit over the set entries, summed in row
+    order like the kernel (exact for integer weights below 2**53)."""
     rows, cols = np.nonzero(zeros)
-    return np.rint(np.bincount(cols, weights=weights[rows], minlength=zeros.shape[1])).astype(np.int64)
+    sums = np.bincount(cols, weights=weights[rows], minlength=zeros.shape[1])  # int64 when cols is empty
+    return np.rint(sums).astype(np.int64) if weights.dtype == np.int64 else sums.astype(np.float64)
 
 
 def _below_some_negative(pos_words: np.ndarray, neg_words: np.ndarray, pos_zero: np.ndarray,
@@ -338,10 +353,12 @@ def find_boundary_result(positives: Any, negatives: Any, heuristic: str = "H1",
         ``"H1"`` = maximise ``(|S_i^0|, |D+_i^0|, d_l)`` (fewer points) or ``"H2"`` = maximise
         ``(d_l, |S_i^0|, |D+_i^0|)`` (fewer ones per point); ties to the lowest bit.
     positive_counts:
-        Optional multiplicities of the positives; when given ``|S_i^0|`` and ``|D+_i^0|`` count
-        samples, otherwise distinct elements (the paper).
+        Optional non-negative counts of the positives (multiplicities, or summed sample weights:
+        floats are accepted); when given ``|S_i^0|`` and ``|D+_i^0|`` are their sums, otherwise
+        numbers of distinct elements (the paper).
     negative_counts:
-        Optional multiplicities of the negatives; validated, not used (a conflict needs one negative).
+        Optional non-negative counts of the negatives; validated, not used (a conflict needs one
+        negative).
     trace:
         Optional list receiving one :class:`TraceStep` per iteration of Algorithm 2 (this runs the
         NumPy reference implementation; otherwise the compiled kernel
@@ -414,7 +431,8 @@ def _reference_boundary(pos: np.ndarray, neg: np.ndarray, weights: np.ndarray, k
         seeds.append(seed)
         covered = alive & pos_lattice.leq(words)  # remove from S every element the new point covers
         alive &= ~covered
-        s_zero -= _weighted_zeros(weights[covered], pos_zero[covered])
+        for x in np.flatnonzero(covered):  # one at a time in input order, as the kernel (float sums)
+            s_zero -= weights[x] * pos_zero[x]
 
     out = np.array(points, dtype=bool).reshape(len(points), d)
     return BoundaryResult(out, np.array(seeds, dtype=np.int64), conflicting)

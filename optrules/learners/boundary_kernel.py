@@ -22,6 +22,11 @@ Table 4) neither fits. Here
   lowers the distances of their other zeros: ``O(zeros of the touched negatives)``.
 
 A call of Algorithm 2 costs ``O(d log d + zeros of D-)`` instead of ``O(d^2)``.
+
+The counts ``|S_i^0|``, ``|D+_i^0|`` and the heap keys take the dtype of the positives' ``weights``:
+``int64`` (distinct elements or multiplicities, exact) or ``float64`` (sample weights); numba compiles
+one specialisation per dtype, so the integer path is the unweighted one unchanged. In the float
+path the bit index and the distance are stored in the float heap, exactly (both are below 2**53).
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ def _sift_down(heap: np.ndarray, size: int, at: int) -> None:
 
 
 @njit(cache=True)
-def _key(h2: bool, s: int, d: int, dist: int, out: np.ndarray, row: int, bit: int) -> None:
-    """H1 = (|S_i^0|, |D+_i^0|, d_l); H2 = (d_l, |S_i^0|, |D+_i^0|); then the lowest bit."""
+def _key(h2: bool, s: float, d: float, dist: int, out: np.ndarray, row: int, bit: int) -> None:
+    """H1 = (|S_i^0|, |D+_i^0|, d_l); H2 = (d_l, |S_i^0|, |D+_i^0|); then the lowest bit (``out`` has
+    the dtype of the counts)."""
     if h2:
         out[row, 0], out[row, 1], out[row, 2] = dist, s, d
     else:
@@ -87,7 +93,7 @@ def _boundary_point(seed: int, n_bits: int, pos_ptr: np.ndarray, pos_col: np.nda
     """Algorithm 2 for positive ``seed``; on return ``state == _IN_J`` marks the ones of ``p(J)``.
 
     ``neg_zeros`` holds each negative's number of zeros; ``state``, ``c`` and ``heap`` are work
-    arrays (sizes n_bits, n_neg, n_bits x 4).
+    arrays (sizes n_bits, n_neg, n_bits x 4; ``heap`` of the dtype of ``s_zero`` and ``d_zero``).
     """
     big = n_bits + 1  # d_l(., {}) = +inf ("undefined"), larger than every real distance
     state[:] = _IN_I
@@ -107,7 +113,7 @@ def _boundary_point(seed: int, n_bits: int, pos_ptr: np.ndarray, pos_col: np.nda
         _sift_down(heap, size, at)
 
     while size > 0:
-        i = heap[0, 3]
+        i = np.int64(heap[0, 3])
         stored = heap[0, 0] if h2 else heap[0, 2]
         current = _distance(i, bit_ptr, bit_neg, c, big)
         if current != stored and current != 1:  # stale (too good): back with its current distance
@@ -181,6 +187,7 @@ def boundary_kernel(n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray, weigh
 
     ``points`` is (k, n_bits) bool (the ones of each boundary point, in the order found), ``seeds``
     the positive each was grown from, ``conflicting`` the positives below some negative.
+    ``weights`` (one per positive, ``int64`` or ``float64``) are what ``|S_i^0|`` and ``|D+_i^0|`` sum.
     """
     n_pos = pos_ptr.shape[0] - 1
     n_neg = neg_ptr.shape[0] - 1
@@ -202,8 +209,8 @@ def boundary_kernel(n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray, weigh
         conflicting = _below_some_negative(n_bits, pos_ptr, pos_col, neg_ptr, neg_col)
     else:
         conflicting = np.zeros(n_pos, dtype=np.bool_)
-    d_zero = np.zeros(n_bits, dtype=np.int64)  # |D+_i^0| (all positives), fixed
-    s_zero = np.zeros(n_bits, dtype=np.int64)  # |S_i^0|, shrinks with S
+    d_zero = np.zeros(n_bits, dtype=weights.dtype)  # |D+_i^0| (all positives), fixed
+    s_zero = np.zeros(n_bits, dtype=weights.dtype)  # |S_i^0|, shrinks with S
     alive = np.empty(n_pos, dtype=np.int64)  # S, as a compacted list of positives
     n_alive = 0
     for x in range(n_pos):
@@ -218,7 +225,7 @@ def boundary_kernel(n_bits: int, pos_ptr: np.ndarray, pos_col: np.ndarray, weigh
     state = np.empty(n_bits, dtype=np.int8)
     neg_zeros = (neg_ptr[1:] - neg_ptr[:-1]).astype(np.int32)
     c = np.empty(n_neg, dtype=np.int32)
-    heap = np.empty((n_bits, 4), dtype=np.int64)
+    heap = np.empty((n_bits, 4), dtype=weights.dtype)
     capacity = 16
     points = np.zeros((capacity, n_bits), dtype=np.bool_)
     seeds = np.empty(capacity, dtype=np.int64)

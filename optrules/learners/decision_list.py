@@ -42,26 +42,34 @@ Choices where the paper is silent (``docs/methods/decision_lists.md``)
   class is the most common training class, ties to the first class in sorted order.
 * The reported cover of each rule (``Rule.n_positive`` / ``n_negative``) is that of the final list on
   the training set: the cases for which the rule is the first to fire.
+
+Case weights
+------------
+With ``weights`` (one non-negative number per training case; None or ones: unweighted) every count
+is a sum of weights: the ``pos`` and ``neg`` of each Laplace value (:mod:`optrules.learners.opus`,
+whose bounds stay valid), the order in which the classes are searched, the default (majority) class,
+the gains that place an intern rule and the training accuracies. The sums are exact
+(:class:`~optrules.learners.opus.CaseWeights`), so an integer weight acts exactly as that many
+copies of the case, and a case of weight 0 as a removed one (``append`` stops once every case of
+positive weight is covered). A rule added by ``prepend`` has ``pos > neg`` for the exact sums, so
+each raises the exact weighted accuracy and the loop still ends. At least one weight must be
+positive. Weights are in units of cases: the Laplace value's ``+ 1`` and ``+ 2`` and the p2
+cut-off (a positive weight of 2, no negative) do not scale with them. ``ListRule.positive`` and
+``negative`` are then summed weights (floats).
 """
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from optrules.data import Schema, class_order
-from optrules.encode import FeatureBinning
-from optrules.estimators import RulesetClassifier
-from optrules.learners.attribute_tests import TEST_KINDS, AttributeTests, attribute_tests
-from optrules.learners.opus import Candidate, best_rule, laplace
-from optrules.ruleset import Rule, Ruleset
+from optrules.learners.attribute_tests import AttributeTests
+from optrules.learners.opus import Candidate, CaseWeights, best_rule, case_weights, laplace
 
 __all__ = ["STRATEGIES", "P2_VALUE", "ListRule", "LearnedList", "majority_class", "learn_append",
-           "learn_prepend", "intern_position", "DecisionListClassifier"]
+           "learn_prepend", "intern_position", "first_firing"]
 
 #: Strategy name -> (prepend?, intern?, prune-p2?).
 STRATEGIES: dict[str, tuple[bool, bool, bool]] = {
@@ -79,20 +87,21 @@ P2_VALUE = float(laplace(2, 0))
 
 @dataclass(frozen=True)
 class ListRule:
-    """A rule of a learned list: its tests, its class index, and the cover counts it was chosen for."""
+    """A rule of a learned list: its tests, its class index, and the cover counts it was chosen for
+    (numbers of cases, or their summed weights)."""
 
     tests: tuple[int, ...]
     prediction: int
-    positive: int
-    negative: int
+    positive: float
+    negative: float
 
 
 @dataclass(frozen=True)
 class LearnedList:
     """A learned decision list on class indices, with search statistics.
 
-    ``accuracy`` holds the training accuracy after each step (prepend: starting with the default rule
-    alone; append: only the final list's).
+    ``accuracy`` holds the (weighted) training accuracy after each step (prepend: starting with the
+    default rule alone; append: only the final list's).
     """
 
     rules: tuple[ListRule, ...]
@@ -106,9 +115,11 @@ class LearnedList:
 class _Searcher:
     """Finds the best rule over all classes, keeping count of the search effort."""
 
-    def __init__(self, holds: np.ndarray, n_classes: int, min_value: float, max_nodes: int | None) -> None:
+    def __init__(self, holds: np.ndarray, n_classes: int, weights: CaseWeights | None, min_value: float,
+                 max_nodes: int | None) -> None:
         self.holds = holds
         self.n_classes = n_classes
+        self.weights = weights
         self.min_value = min_value
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -120,10 +131,10 @@ class _Searcher:
         ``negative_of(c)``; classes are searched in decreasing order of their ``TRUE`` rule's bound
         so that the first searches set a high incumbent for the others."""
         masks = [(positive_of(c), negative_of(c)) for c in range(self.n_classes)]
-        order = sorted(range(self.n_classes), key=lambda c: (-int(masks[c][0].sum()), c))
+        order = sorted(range(self.n_classes), key=lambda c: (-_mass(masks[c][0], self.weights), c))
         found: tuple[int, Candidate] | None = None
         for c in order:
-            result = best_rule(self.holds, *masks[c], min_value=self.min_value,
+            result = best_rule(self.holds, *masks[c], weights=self.weights, min_value=self.min_value,
                                incumbent=None if found is None else found[1].key, max_nodes=self.max_nodes)
             self.nodes += result.nodes
             self.searches += 1
@@ -133,7 +144,27 @@ class _Searcher:
         return found
 
 
-def _first_firing(covers: list[np.ndarray], n: int) -> np.ndarray:
+def _mass(mask: np.ndarray, weights: CaseWeights | None) -> int:
+    """The number of cases of ``mask``, or their exact weight (in units of the weights)."""
+    return int(mask.sum()) if weights is None else weights.exact(mask)
+
+
+def _list_weights(weights: Any, n: int) -> CaseWeights | None:
+    """The weights of a list learner's ``n`` cases (None: unweighted); not all of them 0."""
+    cases = case_weights(weights, n)
+    if cases is not None and not cases.counted.any():
+        raise ValueError("weights must not all be 0")
+    return cases
+
+
+def _accuracy(correct: np.ndarray, weights: CaseWeights | None) -> float:
+    """The share of the cases (or of their weight) the list gets right."""
+    if weights is None:
+        return float(correct.mean())
+    return weights.exact(correct) / weights.exact(np.ones_like(correct))  # exact ratio, rounded once
+
+
+def first_firing(covers: list[np.ndarray], n: int) -> np.ndarray:
     """Index of the first rule that fires for each case (``len(covers)``: none, the default rule)."""
     if not covers:
         return np.zeros(n, dtype=np.int64)
@@ -146,17 +177,22 @@ def _predictions(rules: list[ListRule], first: np.ndarray, default: int) -> np.n
     return np.array([r.prediction for r in rules] + [default], dtype=np.int64)[first]
 
 
-def majority_class(y: np.ndarray, n_classes: int) -> int:
-    """The most common class index; ties to the smallest index."""
-    return int(np.argmax(np.bincount(y, minlength=n_classes)))
+def majority_class(y: np.ndarray, n_classes: int, weights: Any = None) -> int:
+    """The most common class index (by summed weight with ``weights``); ties to the smallest index."""
+    cases = case_weights(weights, y.shape[0])
+    if cases is None:
+        return int(np.argmax(np.bincount(y, minlength=n_classes)))
+    totals = [cases.exact(y == c) for c in range(n_classes)]
+    return max(range(n_classes), key=lambda c: (totals[c], -c))
 
 
-def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, *, min_value: float = -np.inf,
-                 max_nodes: int | None = None) -> LearnedList:
+def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: Any = None, *,
+                 min_value: float = -np.inf, max_nodes: int | None = None) -> LearnedList:
     """The paper's ``append`` (CN2's covering loop with exact rule search); ``min_value=P2_VALUE``
-    gives ``append-p2``."""
-    searcher = _Searcher(tests.holds, n_classes, min_value, max_nodes)
-    remaining = np.ones(y.shape[0], dtype=bool)
+    gives ``append-p2``. ``weights``: one non-negative number per case (None: ones)."""
+    cases = _list_weights(weights, y.shape[0])
+    searcher = _Searcher(tests.holds, n_classes, cases, min_value, max_nodes)
+    remaining = np.ones(y.shape[0], dtype=bool) if cases is None else cases.counted.copy()
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
     while remaining.any():
@@ -167,145 +203,61 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, *, min_va
         rules.append(ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.append(tests.covers(rule.tests))
         remaining &= ~covers[-1]
-    default = majority_class(y, n_classes)
-    accuracy = float((_predictions(rules, _first_firing(covers, y.shape[0]), default) == y).mean())
+    default = majority_class(y, n_classes, cases)
+    accuracy = _accuracy(_predictions(rules, first_firing(covers, y.shape[0]), default) == y, cases)
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        (accuracy,))
 
 
 def intern_position(first: np.ndarray, covered: np.ndarray, correct: np.ndarray, is_class: np.ndarray,
-                    n_rules: int) -> int:
+                    n_rules: int, weights: Any = None) -> int:
     """The deepest insertion position of a new rule that loses no training accuracy against the front.
 
     ``first`` is each case's first firing rule in the current list (``n_rules``: the default rule);
     ``covered`` the new rule's cover, ``correct`` whether the current list is right on each case,
     ``is_class`` whether each case is of the new rule's class. Inserted at position ``k`` (before rule
     ``k``; ``k = n_rules``: just before the default rule), the rule changes the prediction of the
-    covered cases with ``first >= k``, gaining ``sum over them of is_class - correct``.
+    covered cases with ``first >= k``, gaining ``sum over them of is_class - correct``, each case
+    counted with its weight when ``weights`` are given (exact sums, exact comparisons).
     """
     change = covered * (is_class.astype(np.int64) - correct.astype(np.int64))
-    per_rule = np.bincount(first, weights=change, minlength=n_rules + 1)
+    cases = case_weights(weights, first.shape[0])
+    if cases is None:
+        per_rule = np.bincount(first, weights=change, minlength=n_rules + 1)
+    else:
+        per_rule = np.zeros(n_rules + 1, dtype=cases.units.dtype)
+        np.add.at(per_rule, first, change * cases.units)
     gain = np.cumsum(per_rule[::-1])[::-1]  # gain[k]: inserted before rule k
     return int(np.flatnonzero(gain >= gain[0])[-1])
 
 
-def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, *, intern: bool = False,
-                  min_value: float = 0.5, max_nodes: int | None = None) -> LearnedList:
+def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: Any = None, *,
+                  intern: bool = False, min_value: float = 0.5, max_nodes: int | None = None) -> LearnedList:
     """The paper's ``prepend``; ``intern=True`` and ``min_value=P2_VALUE`` give ``-i``, ``-p2``.
+    ``weights``: one non-negative number per case (None: ones).
 
     Rules need a value above ``max(min_value, 1/2)``, i.e. ``pos > neg``.
     """
     n = y.shape[0]
-    default = majority_class(y, n_classes)
-    searcher = _Searcher(tests.holds, n_classes, max(float(min_value), 0.5), max_nodes)
+    cases = _list_weights(weights, n)
+    default = majority_class(y, n_classes, cases)
+    searcher = _Searcher(tests.holds, n_classes, cases, max(float(min_value), 0.5), max_nodes)
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
-    first = _first_firing(covers, n)
+    first = first_firing(covers, n)
     correct = _predictions(rules, first, default) == y
-    accuracy = [float(correct.mean())]
+    accuracy = [_accuracy(correct, cases)]
     while True:
         found = searcher.best(lambda c: ~correct & (y == c), lambda c: correct & (y != c))
         if found is None:
             break
         c, rule = found
         covered = tests.covers(rule.tests)
-        position = intern_position(first, covered, correct, y == c, len(rules)) if intern else 0
+        position = intern_position(first, covered, correct, y == c, len(rules), cases) if intern else 0
         rules.insert(position, ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.insert(position, covered)
-        first = _first_firing(covers, n)
+        first = first_firing(covers, n)
         correct = _predictions(rules, first, default) == y
-        accuracy.append(float(correct.mean()))
+        accuracy.append(_accuracy(correct, cases))
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        tuple(accuracy))
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-class DecisionListClassifier(RulesetClassifier):
-    """A multi-class decision list learned by append or prepend with exact best-rule search.
-
-    Parameters
-    ----------
-    strategy : str, default "prepend-ip2"
-        ``append``, ``append-p2``, ``prepend``, ``prepend-i``, ``prepend-p2`` or ``prepend-ip2``
-        (see the module docstring).
-    tests : "inequality" or "equality", default "inequality"
-        Attribute-value tests of the rule antecedents: ``f != v`` (the paper's) or ``f = v``.
-    max_nodes : int or None, default 1_000_000
-        At most this many rules evaluated per search (one class, one step); a search stopped there
-        keeps its best rule so far, and ``ruleset_.meta["unproven_searches"]`` counts such searches.
-        ``None``: no limit.
-    discretization : "chimerge" or "equal_frequency", default "chimerge"
-        How numeric features are binned first (ChiMerge on the class labels; the paper's
-        implementation took nominal attributes only).
-    discretization_params : dict, optional
-        Options of the discretiser (e.g. ``{"threshold": 4.6}``, ``{"n_bins": 5}``).
-    categorical : list, optional
-        Column indices (or names) of a numpy X to treat as categorical.
-
-    After ``fit``: ``ruleset_`` (a ``Ruleset(kind="list")``), ``classes_``, ``binning_``.
-    """
-
-    method = "decision-list"
-    binary = False
-
-    def __init__(self, strategy: str = "prepend-ip2", tests: str = "inequality",
-                 max_nodes: int | None = 1_000_000, discretization: str = "chimerge",
-                 discretization_params: dict | None = None, categorical: list | None = None) -> None:
-        self.strategy = strategy
-        self.tests = tests
-        self.max_nodes = max_nodes
-        self.discretization = discretization
-        self.discretization_params = discretization_params
-        self.categorical = categorical
-
-    def __sklearn_tags__(self):
-        # p2 pruning stops before the small disjuncts by design: on scikit-learn's rounded blobs
-        # (classes mixed within a cell) append-p2 reaches 0.82 training accuracy, below the 0.83 the
-        # generic checks ask for, while append reaches 0.92. That is the method, not a bug.
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.poor_score = str(self.strategy).endswith("p2")
-        return tags
-
-    def _check_params(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {self.strategy!r}")
-        if self.tests not in TEST_KINDS:
-            raise ValueError(f"tests must be one of {TEST_KINDS}, got {self.tests!r}")
-        if self.max_nodes is not None and (not _is_int(self.max_nodes) or self.max_nodes < 1):
-            raise ValueError(f"max_nodes must be a positive integer or None, got {self.max_nodes!r}")
-        if self.discretization not in ("chimerge", "equal_frequency"):
-            raise ValueError(f"discretization must be 'chimerge' or 'equal_frequency', "
-                             f"got {self.discretization!r}")
-
-    def _fit_ruleset(self, X: pd.DataFrame, schema: Schema, labels: np.ndarray,
-                     rng: np.random.Generator) -> Ruleset:
-        self._check_params()
-        classes = class_order(labels)
-        index = {c: k for k, c in enumerate(classes)}
-        y = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
-        binning = FeatureBinning(method=self.discretization, **(self.discretization_params or {}))
-        binning.fit(X, labels, categorical=list(schema.categorical_features))
-        tests = attribute_tests(binning, binning.bin_index(X), self.tests)
-        prepend, intern, p2 = STRATEGIES[self.strategy]
-        max_nodes = None if self.max_nodes is None else int(self.max_nodes)
-        if prepend:
-            learned = learn_prepend(tests, y, len(classes), intern=intern,
-                                    min_value=P2_VALUE if p2 else 0.5, max_nodes=max_nodes)
-        else:
-            learned = learn_append(tests, y, len(classes), min_value=P2_VALUE if p2 else -np.inf,
-                                   max_nodes=max_nodes)
-        first = _first_firing([tests.covers(r.tests) for r in learned.rules], y.shape[0])
-        rules = tuple(
-            Rule(tests.conditions(r.tests), classes[r.prediction],
-                 n_positive=int(((first == k) & (y == r.prediction)).sum()),
-                 n_negative=int(((first == k) & (y != r.prediction)).sum()))
-            for k, r in enumerate(learned.rules)
-        )
-        self.binning_ = binning
-        meta = {"strategy": self.strategy, "search_nodes": learned.nodes, "searches": learned.searches,
-                "unproven_searches": learned.unproven, "training_accuracy": list(learned.accuracy),
-                "n_tests": tests.n_tests}
-        return Ruleset("list", rules, classes[learned.default], schema.features, classes, meta=meta)

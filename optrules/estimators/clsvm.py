@@ -14,15 +14,16 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-from optrules.data import Schema, binarize_target
-from optrules.estimators import RulesetClassifier
+from optrules.data import Schema
+from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
+from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
 from optrules.exact.cl_ipopt import ipopt_available
 from optrules.exact.clsvm import STRATEGIES, StrategyInputs, default_modeller, run_strategy
 from optrules.exact.scorecard import ScorecardDesign
 from optrules.models.cl import ClusterData
 from optrules.models.cl_bigm import MODELLERS
 from optrules.ruleset import Ruleset
-from optrules.solvers import ProblemClass, check_solver_options
+from optrules.solvers import SOLVERS, ProblemClass, check_solver_options
 from optrules.solvers.options import check_unified
 
 __all__ = ["CLSVMClassifier", "C_GRID", "CV_FOLDS"]
@@ -33,12 +34,31 @@ C_GRID = (0.1, 1.0, 10.0, 100.0)
 CV_FOLDS = 3
 
 
-def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, clusters: int) -> StrategyInputs:
-    design = ScorecardDesign.fit(frame, schema)
+def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, clusters: int,
+            weights: np.ndarray) -> StrategyInputs:
+    """The scorecard design and the cluster models' data; ``weights`` multiply each row's hinge loss."""
+    design = ScorecardDesign.fit(frame, schema, weights)
     y = np.where(is_positive, 1.0, -1.0)
     data = ClusterData(tuple(design.codes(frame)), design.n_categories, design.numeric_matrix(frame), y,
-                       clusters)
+                       clusters, weights)
     return StrategyInputs(design, data)
+
+
+def class_weights(class_weight: Any, is_positive: np.ndarray, weights: np.ndarray, positive: Any,
+                  negative_classes: tuple) -> np.ndarray:
+    """Row weights times the class weights: None (1), "balanced" (n / (2 * weighted class count), as
+    scikit-learn's for two classes) or a dict label -> weight (a missing class weighs 1; the negative
+    side's weight is the dict's entry of the most frequent negative class, else 1)."""
+    if class_weight is None:
+        return weights
+    if class_weight == "balanced":
+        total = weights.sum()
+        positive_weight = total / (2.0 * weights[is_positive].sum())
+        negative_weight = total / (2.0 * weights[~is_positive].sum())
+    else:
+        positive_weight = float(class_weight.get(positive, 1.0))
+        negative_weight = float(next((class_weight[c] for c in negative_classes if c in class_weight), 1.0))
+    return weights * np.where(is_positive, positive_weight, negative_weight)
 
 
 class CLSVMClassifier(RulesetClassifier):
@@ -75,32 +95,33 @@ class CLSVMClassifier(RulesetClassifier):
     """
 
     method = "clsvm"
+    parameters = {
+        "strategy": OneOf(tuple(STRATEGIES)), "C": Either((Real(0.0, open_low=True), OneOf(("cv",)))),
+        "clusters": Integer(1), "draws": Integer(1), "class_weight": Weights(), "positive": Label(),
+        "solver": OneOf((None, *SOLVERS)), "solver_options": Options(), "modeller": OneOf((None, *MODELLERS)),
+        "random_state": Seed(), **COMMON_PARAMETERS,
+    }
 
     def __init__(self, strategy: str = "svm-c", C: float | str = 10.0, clusters: int = 2, draws: int = 10,
-                 positive: Any = None, solver: str | None = None, solver_options: dict | None = None,
-                 modeller: str | None = None, random_state: int | None = None,
-                 categorical: list | None = None) -> None:
+                 class_weight: dict | str | None = None, positive: Any = None, solver: str | None = None,
+                 solver_options: dict | None = None, modeller: str | None = None, random_state: int | None = None,
+                 categorical: list | None = None, max_categories: int | None = 100,
+                 min_frequency: int | float | None = None) -> None:
         self.strategy = strategy
         self.C = C
         self.clusters = clusters
         self.draws = draws
+        self.class_weight = class_weight
         self.positive = positive
         self.solver = solver
         self.solver_options = solver_options
         self.modeller = modeller
         self.random_state = random_state
         self.categorical = categorical
+        self.max_categories = max_categories
+        self.min_frequency = min_frequency
 
     def _check_params(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {list(STRATEGIES)}, got {self.strategy!r}")
-        if not (self.C == "cv" or (isinstance(self.C, (int, float)) and not isinstance(self.C, bool)
-                                   and np.isfinite(self.C) and self.C > 0)):
-            raise ValueError(f"C must be a positive number or 'cv', got {self.C!r}")
-        if not (isinstance(self.clusters, (int, np.integer)) and self.clusters >= 1):
-            raise ValueError(f"clusters must be an integer >= 1, got {self.clusters!r}")
-        if not (isinstance(self.draws, (int, np.integer)) and self.draws >= 1):
-            raise ValueError(f"draws must be an integer >= 1, got {self.draws!r}")
         self._check_solver()
 
     def _check_solver(self) -> None:
@@ -129,7 +150,7 @@ class CLSVMClassifier(RulesetClassifier):
             solver = "highs"
         check_solver_options(solver, self.solver_options, problem, interface)
 
-    def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray,
+    def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, weights: np.ndarray,
                   rng: np.random.Generator) -> tuple[float, dict[float, float]]:
         strategy = "svm-c" if self.strategy in ("clm", "cl") else self.strategy
         folds = min(CV_FOLDS, int(is_positive.sum()), int((~is_positive).sum()))
@@ -138,7 +159,8 @@ class CLSVMClassifier(RulesetClassifier):
         splitter = StratifiedKFold(folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
         accuracy = {C: [] for C in C_GRID}
         for train, test in splitter.split(frame, is_positive):
-            inner = _inputs(frame.iloc[train].reset_index(drop=True), schema, is_positive[train], self.clusters)
+            inner = _inputs(frame.iloc[train].reset_index(drop=True), schema, is_positive[train], self.clusters,
+                            weights[train])
             held_out = frame.iloc[test].reset_index(drop=True)
             for C in C_GRID:
                 same = strategy == self.strategy
@@ -147,20 +169,21 @@ class CLSVMClassifier(RulesetClassifier):
                                       modeller=self.modeller if same else None)
                 scorecard = inner.design.to_ruleset(result.card, schema, True, False, (False, True))
                 predicted = scorecard.decision_function(held_out) > 0
-                accuracy[C].append(float((predicted == is_positive[test]).mean()))
+                accuracy[C].append(float(np.average(predicted == is_positive[test], weights=weights[test])))
         means = {C: float(np.mean(v)) for C, v in accuracy.items()}
         return max(C_GRID, key=lambda C: (means[C], -C)), means
 
-    def _fit_ruleset(self, X: pd.DataFrame, schema: Schema, labels: np.ndarray,
-                     rng: np.random.Generator) -> Ruleset:
-        self._check_params()
-        target = binarize_target(labels, self.positive)
+    def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
+        target = data.target()
+        X, schema = data.frame, data.schema
+        weights = class_weights(self.class_weight, target.is_positive, data.weights, target.positive,
+                                tuple(c for c in target.classes if c != target.positive))
         meta: dict[str, Any] = {"strategy": self.strategy}
         C = self.C
         if C == "cv":
-            C, scores = self._choose_C(X, schema, target.is_positive, rng)
+            C, scores = self._choose_C(X, schema, target.is_positive, weights, rng)
             meta["cv_accuracy"] = {str(c): s for c, s in scores.items()}
-        inputs = _inputs(X, schema, target.is_positive, self.clusters)
+        inputs = _inputs(X, schema, target.is_positive, self.clusters, weights)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
                               options=self.solver_options, rng=rng, modeller=self.modeller)
         meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
@@ -169,3 +192,21 @@ class CLSVMClassifier(RulesetClassifier):
         ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,
                                            target.classes, meta)
         return ruleset.with_meta(complexity=ruleset.scorecard_complexity(inputs.design.clustered))
+
+    def _degenerate_causes(self, data: TrainingData) -> list[str]:
+        causes = super()._degenerate_causes(data)
+        if not data.schema.categorical_features:
+            causes.append("no categorical feature to cluster: the scorecard is a linear SVM on the numeric "
+                          "features alone")
+        if self.class_weight is None:
+            causes.append("the SVM's hinge loss is unweighted: class_weight='balanced' weighs the classes equally")
+        return causes
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The scorecard's score of every row, oriented as scikit-learn's binary classifiers: on two
+        classes > 0 means ``classes_[1]`` (the score negated when the positive class is ``classes_[0]``);
+        on more, > 0 means the positive class against the rest."""
+        X = self._check_predict_input(X)
+        score = self.ruleset_.decision_function(X)
+        classes = self.ruleset_.classes
+        return -score if len(classes) == 2 and classes.index(self.ruleset_.positive) == 0 else score

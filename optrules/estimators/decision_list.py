@@ -1,0 +1,102 @@
+"""``DecisionListClassifier``: the append / prepend decision lists (Webb) as an estimator; the
+algorithms and the choices where the paper is silent are in ``optrules.learners.decision_list``.
+With ``sample_weight`` the cases count by their weight in ChiMerge's class counts and in every
+rule's Laplace value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from optrules.data import class_order
+from optrules.encode import FeatureBinning
+from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
+from optrules.estimators.params import Integer, OneOf, Options
+from optrules.learners.attribute_tests import TEST_KINDS, attribute_tests
+from optrules.learners.decision_list import P2_VALUE, STRATEGIES, first_firing, learn_append, learn_prepend
+from optrules.ruleset import Rule, Ruleset
+
+__all__ = ["DecisionListClassifier"]
+
+
+class DecisionListClassifier(RulesetClassifier):
+    """A multi-class decision list learned by append or prepend with exact best-rule search.
+
+    Parameters
+    ----------
+    strategy : str, default "prepend-ip2"
+        ``append``, ``append-p2``, ``prepend``, ``prepend-i``, ``prepend-p2`` or ``prepend-ip2``
+        (see the module docstring).
+    tests : "inequality" or "equality", default "inequality"
+        Attribute-value tests of the rule antecedents: ``f != v`` (the paper's) or ``f = v``.
+    max_nodes : int or None, default 1_000_000
+        At most this many rules evaluated per search (one class, one step); a search stopped there
+        keeps its best rule so far, and ``ruleset_.meta["unproven_searches"]`` counts such searches.
+        ``None``: no limit.
+    discretization : "chimerge" or "equal_frequency", default "chimerge"
+        How numeric features are binned first (ChiMerge on the class labels; the paper's
+        implementation took nominal attributes only).
+    discretization_params : dict, optional
+        Options of the discretiser (e.g. ``{"threshold": 4.6}``, ``{"n_bins": 5}``).
+    categorical : list, optional
+        Column indices (or names) of a numpy X to treat as categorical.
+
+    After ``fit``: ``ruleset_`` (a ``Ruleset(kind="list")``), ``classes_``, ``binning_``.
+    """
+
+    method = "decision-list"
+    binary = False
+    parameters = {
+        "strategy": OneOf(tuple(STRATEGIES)), "tests": OneOf(tuple(TEST_KINDS)), "max_nodes": Integer(1, none=True),
+        "discretization": OneOf(("chimerge", "equal_frequency")), "discretization_params": Options(),
+        **COMMON_PARAMETERS,
+    }
+
+    def __init__(self, strategy: str = "prepend-ip2", tests: str = "inequality",
+                 max_nodes: int | None = 1_000_000, discretization: str = "chimerge",
+                 discretization_params: dict | None = None, categorical: list | None = None,
+                 max_categories: int | None = 100, min_frequency: int | float | None = None) -> None:
+        self.strategy = strategy
+        self.tests = tests
+        self.max_nodes = max_nodes
+        self.discretization = discretization
+        self.discretization_params = discretization_params
+        self.categorical = categorical
+        self.max_categories = max_categories
+        self.min_frequency = min_frequency
+
+    def __sklearn_tags__(self):
+        # p2 pruning stops before the small disjuncts by design: on scikit-learn's rounded blobs
+        # (classes mixed within a cell) append-p2 reaches 0.82 training accuracy, below the 0.83 the
+        # generic checks ask for, while append reaches 0.92. That is the method, not a bug.
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = str(self.strategy).endswith("p2")
+        return tags
+
+    def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
+        X, schema, labels, weights = data.frame, data.schema, data.labels, data.weights
+        classes = class_order(labels)
+        index = {c: k for k, c in enumerate(classes)}
+        y = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
+        binning = FeatureBinning(method=self.discretization, **(self.discretization_params or {}))
+        binning.fit(X, labels, categorical=list(schema.categorical_features), weights=weights)
+        tests = attribute_tests(binning, binning.bin_index(X), self.tests)
+        prepend, intern, p2 = STRATEGIES[self.strategy]
+        max_nodes = None if self.max_nodes is None else int(self.max_nodes)
+        if prepend:
+            learned = learn_prepend(tests, y, len(classes), weights, intern=intern,
+                                    min_value=P2_VALUE if p2 else 0.5, max_nodes=max_nodes)
+        else:
+            learned = learn_append(tests, y, len(classes), weights, min_value=P2_VALUE if p2 else -np.inf,
+                                   max_nodes=max_nodes)
+        first = first_firing([tests.covers(r.tests) for r in learned.rules], y.shape[0])
+        rules = tuple(
+            Rule(tests.conditions(r.tests), classes[r.prediction],
+                 n_positive=int(((first == k) & (y == r.prediction)).sum()),
+                 n_negative=int(((first == k) & (y != r.prediction)).sum()))
+            for k, r in enumerate(learned.rules)
+        )
+        self.binning_ = binning
+        meta = {"strategy": self.strategy, "search_nodes": learned.nodes, "searches": learned.searches,
+                "unproven_searches": learned.unproven, "training_accuracy": list(learned.accuracy),
+                "n_tests": tests.n_tests}
+        return Ruleset("list", rules, classes[learned.default], schema.features, classes, meta=meta)

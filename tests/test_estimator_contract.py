@@ -1,0 +1,248 @@
+"""The scikit-learn contract every registered method keeps: probabilities and scores, sample weights,
+multi-class use, nested parameters, the positive class, label round trips and degenerate-fit warnings."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.metrics import classification_report
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.multiclass import OneVsRestClassifier
+
+import optrules
+import optrules.cli
+from optrules.registry import METHODS, make_estimator
+
+FOLDS = StratifiedKFold(3, shuffle=True, random_state=0)
+
+
+def _small(name: str, rows: int, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
+    X, y = optrules.load(name)
+    picked = np.random.default_rng(seed).choice(len(X), size=min(rows, len(X)), replace=False)
+    return X.iloc[np.sort(picked)].reset_index(drop=True), y.iloc[np.sort(picked)].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+@pytest.mark.parametrize("scoring", ["roc_auc", "average_precision", "neg_log_loss"])
+def test_probability_scorers_are_finite_for_every_method(name, scoring):
+    X, y = _small("heart_statlog", 150)
+    y = (y == "presence").astype(int)  # scikit-learn's average_precision scorer needs pos_label 1
+    scores = cross_val_score(make_estimator(name, **METHODS[name].test_params), X, y, cv=FOLDS, scoring=scoring)
+    assert np.isfinite(scores).all(), scores
+    if scoring == "roc_auc":
+        assert scores.mean() > 0.6  # a ranking better than chance (a constant score gives 0.5)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_predict_proba_is_a_distribution_over_classes(name):
+    X, y = _small("heart_statlog", 150)
+    model = make_estimator(name, **METHODS[name].test_params).fit(X, y)
+    proba = model.predict_proba(X)
+    assert proba.shape == (len(X), len(model.classes_))
+    assert np.allclose(proba.sum(axis=1), 1.0) and (proba >= 0).all() and (proba <= 1).all()
+    restored = optrules.Ruleset.from_json(model.ruleset_.to_json())
+    assert np.allclose(restored.predict_proba(X), proba)
+    if METHODS[name].kind == "score":  # the calibrated score keeps the decision: P > 1/2 iff score > 0
+        positive = list(model.classes_).index(model.ruleset_.positive)
+        assert ((proba[:, positive] > 0.5) == (model.ruleset_.decision_function(X) > 0)).all()
+        oriented = model.decision_function(X) > 0  # scikit-learn's orientation: > 0 means classes_[1]
+        assert (np.where(oriented, model.classes_[1], model.classes_[0]) == model.predict(X)).all()
+
+
+def test_positive_f1_scorer_follows_the_positive_class():
+    X, y = optrules.load("tic_tac_toe")
+    model = make_estimator("setcover-greedy", positive="negative")
+    scores = cross_val_score(model, X, y, cv=FOLDS, scoring=optrules.positive_f1)
+    fitted = clone(model).fit(X, y)
+    truth, predicted = (y == "negative").to_numpy(), fitted.predict(X) == "negative"
+    expected = 2 * (truth & predicted).sum() / (truth.sum() + predicted.sum())
+    assert optrules.positive_f1(fitted, X, y) == pytest.approx(expected)
+    assert np.isfinite(scores).all() and scores.mean() > 0.5
+
+
+def _duplicated(X: pd.DataFrame, y: pd.Series, weights: np.ndarray) -> tuple[pd.DataFrame, pd.Series]:
+    rows = np.repeat(np.arange(len(X)), weights)
+    return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_integer_sample_weights_equal_duplicated_rows(name):
+    # The MINLP / MIQP are compared where SCIP proves both optima (40 rows, 1000 nodes): at a node
+    # limit the two solves may stop at different incumbents.
+    proven = name in ("cl", "clm")
+    X, y = _small("heart_statlog", 40 if proven else 90, seed=1)
+    weights = np.random.default_rng(2).integers(0, 4, size=len(X))
+    params = {**METHODS[name].test_params, **({"solver_options": {"limits/nodes": 1000}} if proven else {})}
+    weighted = make_estimator(name, **params).fit(X, y, sample_weight=weights)
+    copies = make_estimator(name, **params).fit(*_duplicated(X, y, weights))
+    if proven:
+        assert weighted.ruleset_.meta["status"] == copies.ruleset_.meta["status"] == "optimal"
+    assert (weighted.predict(X) == copies.predict(X)).all()
+    assert np.allclose(weighted.predict_proba(X), copies.predict_proba(X))
+    for key in ("objective", "best_bound"):
+        if weighted.ruleset_.meta.get(key) is not None:
+            assert weighted.ruleset_.meta[key] == pytest.approx(copies.ruleset_.meta[key], rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1.0, 2.0], "sample_weight has 2 values"),
+    (-1.0, "negative"),
+    (np.nan, "NaN"),
+    (0.0, "sum"),
+    ("heavy", "sample_weight"),
+])
+def test_bad_sample_weights_are_named(bad, message):
+    X, y = _small("tic_tac_toe", 40)
+    weights = bad if isinstance(bad, (list, str)) else np.full(len(X), bad)
+    with pytest.raises(ValueError, match=message):
+        make_estimator("setcover-greedy").fit(X, y, sample_weight=weights)
+
+
+def test_class_weight_balanced_weighs_the_minority_up():
+    X, y = optrules.load("german")
+    plain = make_estimator("svm-c", positive="bad").fit(X, y)
+    balanced = make_estimator("svm-c", positive="bad", class_weight="balanced").fit(X, y)
+    share = lambda model: float((model.predict(X) == "bad").mean())  # noqa: E731
+    assert share(balanced) > share(plain)
+    dict_weighted = make_estimator("svm-c", positive="bad", class_weight={"bad": 2.33, "good": 1.0}).fit(X, y)
+    assert share(dict_weighted) > share(plain)
+
+
+@pytest.mark.parametrize("name", ["libre", "setcover-greedy", "brcg-beam", "svm-c"])
+def test_binary_methods_work_one_vs_rest_on_car_evaluation(name):
+    X, y = optrules.load("car_evaluation")
+    # LIBRE as published; the linear scorecard needs its classes weighed (car's minorities are 4%)
+    params = {"libre": {"random_state": 0}, "svm-c": {"class_weight": "balanced"}}.get(name, METHODS[name].test_params)
+    model = OneVsRestClassifier(make_estimator(name, **params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optrules.PositiveClassWarning)  # OvR passes binary labels only
+        model.fit(X, y)
+    predicted = model.predict(X)
+    report = classification_report(y, predicted, output_dict=True, zero_division=0.0)
+    assert set(y.unique()) <= set(report)
+    majority = y.value_counts(normalize=True).max()
+    assert report["accuracy"] > majority  # better than predicting "unacc" everywhere (macro F1 0.21)
+    assert report["macro avg"]["f1-score"] > 0.3
+    if name == "libre":  # per class F1 on the training data: every class is learned
+        assert min(report[c]["f1-score"] for c in y.unique()) > 0.5
+
+
+def test_binary_method_on_many_classes_warns_once_naming_its_choice():
+    X, y = optrules.load("car_evaluation")
+    with pytest.warns(optrules.PositiveClassWarning, match="minority class 'vgood'") as caught:
+        make_estimator("setcover-greedy").fit(X, y)
+    assert len([w for w in caught if issubclass(w.category, optrules.PositiveClassWarning)]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optrules.PositiveClassWarning)
+        make_estimator("setcover-greedy", positive="acc").fit(X, y)  # chosen: no warning
+    assert not make_estimator("libre").__sklearn_tags__().classifier_tags.multi_class
+    assert make_estimator("prepend").__sklearn_tags__().classifier_tags.multi_class
+
+
+def test_nested_options_are_settable_and_searchable():
+    model = make_estimator("setcover-greedy")
+    assert model.get_params()["candidates__max_len"] == 3
+    model.set_params(candidates__max_len=2, candidates__max_candidates=40)
+    assert model.candidates == {"max_len": 2, "max_candidates": 40}
+    assert make_estimator("setcover-greedy", candidates__max_len=1).candidates == {"max_len": 1}
+    with pytest.raises(ValueError, match="unknown key"):
+        model.set_params(candidates__max_length=2)
+    X, y = _small("tic_tac_toe", 200)
+    search = GridSearchCV(make_estimator("setcover-greedy"), {"candidates__max_len": [1, 2]}, cv=FOLDS).fit(X, y)
+    assert search.best_params_["candidates__max_len"] in (1, 2)
+    assert set(search.cv_results_["param_candidates__max_len"]) == {1, 2}
+
+
+def test_positive_class_is_the_same_for_estimators_fit_and_the_cli(capsys):
+    X, y = optrules.load("tic_tac_toe")  # the loader attaches the dataset's positive class
+    assert y.attrs["positive"] == "positive" and y.value_counts().idxmin() == "negative"
+    model = optrules.SetCoverClassifier(selection="greedy").fit(X, y)
+    assert model.ruleset_.positive == "positive" and model.ruleset_.meta["positive_from"] == "dataset"
+    assert optrules.fit(X, y, method="setcover-greedy").positive == "positive"
+    plain = optrules.SetCoverClassifier(selection="greedy").fit(X, y.to_numpy())  # no attrs: the minority
+    assert plain.ruleset_.positive == "negative" and plain.ruleset_.meta["positive_from"] == "minority"
+    optrules.cli.main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover-greedy"])
+    assert "positive class 'positive'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("labels", [
+    [("a", 1), ("b", 2)],                     # tuples
+    [1, "a"],                                 # mixed int / str
+    [True, False],                            # bools
+    [np.int64(3), np.int64(7)],               # numpy scalars
+    [2.0, -1.0],                              # whole floats (others are a continuous target)
+])
+@pytest.mark.parametrize("name", ["setcover-greedy", "prepend", "svm-o"])
+def test_labels_round_trip_exactly(labels, name):
+    X, y = _small("tic_tac_toe", 150)
+    mapping = dict(zip(sorted(y.unique()), labels))
+    target = [mapping[v] for v in y]
+    model = make_estimator(name).fit(X, target)
+    predicted = model.predict(X)
+    assert predicted.shape == (len(X),)
+    assert all(p in labels for p in predicted.tolist())
+    assert {type(p) for p in predicted.tolist()} <= {type(v.item() if isinstance(v, np.generic) else v)
+                                                     for v in labels} | {type(v) for v in labels}
+    by_ruleset = model.ruleset_.predict(X)
+    assert [p == r for p, r in zip(predicted.tolist(), by_ruleset.tolist())] == [True] * len(X)
+
+
+def test_categorical_values_arriving_as_strings_are_matched():
+    X, y = _small("tic_tac_toe", 300)
+    codes = X.apply(lambda column: column.map({"x": 1, "o": 2, "b": 3}).astype(object))
+    model = make_estimator("libre", n_estimators=3, random_state=0).fit(codes, y)
+    as_text = codes.astype(str)  # a re-read CSV
+    assert (model.predict(as_text) == model.predict(codes)).all()
+    numpy_text = as_text.to_numpy()
+    assert (model.predict(pd.DataFrame(numpy_text, columns=X.columns)) == model.predict(codes)).all()
+
+
+def test_unseen_categories_at_predict_warn():
+    X, y = _small("tic_tac_toe", 200)
+    model = make_estimator("setcover-greedy").fit(X, y)
+    shifted = X.copy()
+    shifted["top-left-square"] = "q"
+    with pytest.warns(optrules.CategoryWarning, match="top-left-square"):
+        model.predict(shifted)
+
+
+def test_high_cardinality_categories_are_grouped_with_a_warning():
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = pd.DataFrame({"city": pd.Series([f"c{k}" for k in rng.integers(0, 2000, n)], dtype=object),
+                      "size": rng.normal(size=n)})
+    X.loc[:199, "city"] = "capital"
+    y = np.where(X["city"].eq("capital") | (X["size"] > 1.5), "yes", "no")
+    with pytest.warns(optrules.CategoryWarning, match="city"):
+        model = make_estimator("setcover-greedy").fit(X, y)
+    assert model.ruleset_.meta["grouped_categories"]["city"] > 1000
+    assert (model.predict(X) == y).mean() > 0.9
+    assert (model.ruleset_.predict(X) == model.predict(X)).all()  # the Ruleset alone needs no grouping
+
+
+def test_degenerate_fits_warn_with_a_cause_and_the_runner_records_it():
+    X, y = optrules.load("haberman")  # numeric only
+    with pytest.warns(optrules.DegenerateFitWarning, match="no categorical feature to cluster"):
+        model = make_estimator("svm-c").fit(X, y)
+    assert model.ruleset_.meta["warnings"]
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300)})
+    y = np.where(rng.random(300) < 0.04, "rare", "common")
+    with pytest.warns(optrules.DegenerateFitWarning, match=r"has \d% of the rows"):
+        make_estimator("setcover-greedy", positive="rare").fit(X, y)
+
+
+def test_parameters_are_checked_before_any_data_is_read(capsys):
+    for params, message in [({"alpha": "x"}, "'alpha' parameter of SetCoverClassifier must be a finite number"),
+                            ({"alpha": [1, 2]}, "'alpha'"), ({"solver": "cplexx"}, "'solver' parameter"),
+                            ({"max_rules": 0}, "'max_rules'"), ({"candidates": {"max_len": "3"}}, "candidates__max_len")]:
+        with pytest.raises(optrules.InvalidParameterError, match=message):
+            make_estimator("setcover-greedy", **params)
+    with pytest.raises(optrules.InvalidParameterError, match="'random_state'"):
+        make_estimator("libre", random_state="abc")
+    status = optrules.cli.main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover", "--param", "alpha=[1,2]"])
+    assert status == 2 and "'alpha' parameter of SetCoverClassifier" in capsys.readouterr().err
