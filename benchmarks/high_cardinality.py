@@ -31,7 +31,7 @@ def child(rows: int, method: str, max_categories: int | None) -> None:
     import pandas as pd
     from sklearn.metrics import f1_score
 
-    from optrules.registry import make_estimator
+    from optrules.registry import METHODS, make_estimator
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"city": pd.Series([f"c{k}" for k in rng.integers(0, rows, rows)], dtype=object),
@@ -40,7 +40,9 @@ def child(rows: int, method: str, max_categories: int | None) -> None:
     y = np.where(X["city"].eq("capital") | (X["size"] > 1.5), "yes", "no")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = make_estimator(method, positive="yes", max_categories=max_categories).fit(X, y)
+        binary = "positive" in METHODS[method].estimator().get_params()
+        model = make_estimator(method, max_categories=max_categories, **({"positive": "yes"} if binary else {}))
+        model.fit(X, y)
     print(json.dumps({"fit": model.ruleset_.meta["fit_seconds"],
                       "f1": float(f1_score(y == "yes", model.predict(X) == "yes"))}))
 
@@ -57,7 +59,7 @@ def measure(rows: int, method: str, max_categories: int | None, cap: float) -> d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[2000, 10000])
-    parser.add_argument("--methods", nargs="+", default=["setcover-greedy", "libre", "brcg-beam"])
+    parser.add_argument("--methods", nargs="+", default=["setcover-greedy", "libre", "brcg-beam", "prepend"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cap", type=float, default=300.0)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "high_cardinality.md"))
