@@ -246,3 +246,29 @@ def test_parameters_are_checked_before_any_data_is_read(capsys):
         make_estimator("libre", random_state="abc")
     status = optrules.cli.main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover", "--param", "alpha=[1,2]"])
     assert status == 2 and "'alpha' parameter of SetCoverClassifier" in capsys.readouterr().err
+
+
+def test_a_zero_weight_row_is_a_removed_row_for_scorecards_too():
+    X, y = _small("heart_statlog", 80, seed=3)
+    extra = X.iloc[[0]].copy()
+    extra["thal"] = pd.Categorical(["never_seen"])  # a category only the weight-0 row has
+    both = pd.concat([X.astype(object), extra.astype(object)], ignore_index=True)
+    labels = pd.concat([y, y.iloc[[0]]], ignore_index=True)
+    weights = np.r_[np.ones(len(X)), 0.0]
+    for name in ("svm-c", "clm-rr"):
+        weighted = make_estimator(name, **METHODS[name].test_params).fit(both, labels, sample_weight=weights)
+        removed = make_estimator(name, **METHODS[name].test_params).fit(X.astype(object), y)
+        assert weighted.ruleset_.meta["objective"] == pytest.approx(removed.ruleset_.meta["objective"], rel=1e-6)
+        assert (weighted.predict(X.astype(object)) == removed.predict(X.astype(object))).all()
+
+
+def test_class_weight_dict_weighs_each_row_by_its_own_label():
+    from optrules.estimators.clsvm import class_weights
+
+    labels = np.array(["a", "b", "c", "c"], dtype=object)
+    is_positive = labels == "a"
+    assert class_weights({"c": 7.0}, labels, is_positive, np.ones(4)).tolist() == [1.0, 1.0, 7.0, 7.0]
+    with pytest.raises(optrules.InvalidParameterError, match="not labels of y"):
+        class_weights({"A": 5.0}, labels, is_positive, np.ones(4))
+    with pytest.raises(optrules.InvalidParameterError, match="not a dict of options"):
+        make_estimator("setcover", positive__x=1)

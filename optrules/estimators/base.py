@@ -159,6 +159,9 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             name, sep, option = key.partition("__")
             if sep and isinstance(self.parameters.get(name), Options):
                 nested.setdefault(name, {})[option] = value
+            elif sep and name in self.parameters:
+                raise InvalidParameterError(f"{key!r}: the {name!r} parameter of {type(self).__name__} is not a "
+                                            "dict of options, so it has no keys to set")
             else:
                 flat[key] = value
         super().set_params(**flat)

@@ -17,6 +17,7 @@ from sklearn.model_selection import StratifiedKFold
 from optrules.data import Schema
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
+from optrules.exceptions import InvalidParameterError
 from optrules.exact.cl_ipopt import ipopt_available
 from optrules.exact.clsvm import STRATEGIES, StrategyInputs, default_modeller, run_strategy
 from optrules.exact.scorecard import ScorecardDesign
@@ -44,21 +45,24 @@ def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, cluste
     return StrategyInputs(design, data)
 
 
-def class_weights(class_weight: Any, is_positive: np.ndarray, weights: np.ndarray, positive: Any,
-                  negative_classes: tuple) -> np.ndarray:
-    """Row weights times the class weights: None (1), "balanced" (n / (2 * weighted class count), as
-    scikit-learn's for two classes) or a dict label -> weight (a missing class weighs 1; the negative
-    side's weight is the dict's entry of the most frequent negative class, else 1)."""
+def class_weights(class_weight: Any, labels: np.ndarray, is_positive: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Row weights times the class weights: None (1), "balanced" (n / (2 * weighted count) for the
+    positive class and for the negative side, as scikit-learn's for two classes) or a dict label ->
+    weight (each row weighs its own label's entry; a label not in the dict weighs 1; a key that is
+    no training label is an error)."""
     if class_weight is None:
         return weights
     if class_weight == "balanced":
         total = weights.sum()
-        positive_weight = total / (2.0 * weights[is_positive].sum())
-        negative_weight = total / (2.0 * weights[~is_positive].sum())
-    else:
-        positive_weight = float(class_weight.get(positive, 1.0))
-        negative_weight = float(next((class_weight[c] for c in negative_classes if c in class_weight), 1.0))
-    return weights * np.where(is_positive, positive_weight, negative_weight)
+        side = np.where(is_positive, total / (2.0 * weights[is_positive].sum()),
+                        total / (2.0 * weights[~is_positive].sum()))
+        return weights * side
+    known = set(labels.tolist())
+    unknown = [k for k in class_weight if k not in known]
+    if unknown:
+        raise InvalidParameterError(f"class_weight names {unknown}, which are not labels of y; the labels "
+                                    f"are {sorted(known, key=repr)}")
+    return weights * np.array([float(class_weight.get(v, 1.0)) for v in labels.tolist()])
 
 
 class CLSVMClassifier(RulesetClassifier):
@@ -176,14 +180,15 @@ class CLSVMClassifier(RulesetClassifier):
     def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         target = data.target()
         X, schema = data.frame, data.schema
-        weights = class_weights(self.class_weight, target.is_positive, data.weights, target.positive,
-                                tuple(c for c in target.classes if c != target.positive))
+        kept = data.weights > 0  # a row of weight 0 is a row removed: it adds no category to the design
+        X, labels, is_positive = X[kept].reset_index(drop=True), data.labels[kept], target.is_positive[kept]
+        weights = class_weights(self.class_weight, labels, is_positive, data.weights[kept])
         meta: dict[str, Any] = {"strategy": self.strategy}
         C = self.C
         if C == "cv":
-            C, scores = self._choose_C(X, schema, target.is_positive, weights, rng)
+            C, scores = self._choose_C(X, schema, is_positive, weights, rng)
             meta["cv_accuracy"] = {str(c): s for c, s in scores.items()}
-        inputs = _inputs(X, schema, target.is_positive, self.clusters, weights)
+        inputs = _inputs(X, schema, is_positive, self.clusters, weights)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
                               options=self.solver_options, rng=rng, modeller=self.modeller)
         meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
@@ -198,7 +203,7 @@ class CLSVMClassifier(RulesetClassifier):
         if not data.schema.categorical_features:
             causes.append("no categorical feature to cluster: the scorecard is a linear SVM on the numeric "
                           "features alone")
-        if self.class_weight is None:
+        if self.class_weight is None and not data.weighted:
             causes.append("the SVM's hinge loss is unweighted: class_weight='balanced' weighs the classes equally")
         return causes
 

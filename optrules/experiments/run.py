@@ -35,6 +35,7 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
+from optrules.data import binarize_target, validate_target
 from optrules.estimators import RulesetClassifier
 from optrules.exceptions import OptrulesWarning
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
@@ -208,8 +209,7 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
         return spec.positive
     if y.attrs.get("positive") is not None:  # the manifest's, or a CSV's configured one as in the file
         return y.attrs["positive"]
-    counts = y.value_counts()
-    return min(counts.index[counts == counts.min()])
+    return binarize_target(validate_target(y, len(y)), None).positive  # the estimators' own rule
 
 
 def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
