@@ -13,6 +13,7 @@ declared keys they are checked key by key and are settable as ``candidates__max_
 from __future__ import annotations
 
 import numbers
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -24,14 +25,16 @@ __all__ = ["Constraint", "Integer", "Real", "OneOf", "Options", "Text", "Label",
            "Weights", "check_parameters", "check_value"]
 
 
-class Constraint:
+class Constraint(ABC):
     """What one parameter accepts; ``accepts`` says whether a value fits, ``text`` says what fits."""
 
+    @abstractmethod
     def accepts(self, value: Any) -> bool:
-        raise NotImplementedError
+        """Whether ``value`` fits the constraint."""
 
+    @abstractmethod
     def text(self) -> str:
-        raise NotImplementedError
+        """What fits, as the end of "must be ..."."""
 
 
 def _is_integer(value: Any) -> bool:
