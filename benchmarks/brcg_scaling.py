@@ -1,9 +1,9 @@
 """Column generation (``brcg``) at 1k, 10k and 100k rows of synthetic hidden-rule data: seconds to a
 certified bound (or to the time limit), the gap, and whether the hidden rule was found.
 
-The data: ``features`` numeric features, uniform on [0, 1) (numpy seed 0); the label is the 3-term
-DNF  (x0 > 0.5 AND x1 > 0.5) OR (x2 <= 0.3 AND x3 > 0.7) OR (x4 > 0.8), each label flipped with
-probability ``noise``. The binarisation's nine deciles include 0.5, 0.3, 0.7 and 0.8 up to sampling,
+The data: ``synthetic.hidden_rule_data`` (``features`` uniform numeric features, numpy seed 0; the
+label is the 3-term DNF (x0 > 0.5 AND x1 > 0.5) OR (x2 <= 0.3 AND x3 > 0.7) OR (x4 > 0.8), each
+label flipped with probability ``noise``). The binarisation's nine deciles include 0.5, 0.3, 0.7 and 0.8 up to sampling,
 so the hidden rule is (nearly) a rule set of the search space. Defaults of ``brcg``
 (max_literals 3, complexity_penalty 1) and a time limit; each size is fitted ``--repeats`` times in
 this process (median seconds).
@@ -25,14 +25,7 @@ import pandas as pd
 from optrules.registry import make_estimator
 
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-
-
-def hidden_rule_data(rows: int, features: int, noise: float, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    X = rng.random((rows, features))
-    label = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)) | ((X[:, 2] <= 0.3) & (X[:, 3] > 0.7)) | (X[:, 4] > 0.8)
-    label ^= rng.random(rows) < noise
-    return pd.DataFrame(X, columns=[f"x{j}" for j in range(features)]), np.where(label, "pos", "neg")
+from synthetic import hidden_rule_data  # noqa: E402  (benchmarks/synthetic.py)
 
 
 def measure(rows: int, features: int, noise: float, time_limit: float, repeats: int) -> dict:

@@ -25,6 +25,7 @@ import cvxpy as cp
 import numpy as np
 
 from optrules.solvers import ProblemClass
+from optrules.weights import validate_sample_weight
 
 __all__ = ["SVMModel", "SVMSolution", "build", "extract", "objective_value", "problem_class", "sample_weights",
            "weighted_sum"]
@@ -37,17 +38,8 @@ def problem_class() -> ProblemClass:
 def sample_weights(weights: np.ndarray | None, n: int) -> tuple[np.ndarray, float]:
     """The weights w_i of the hinge losses in (1) and their total W, checked: ones and n when None;
     otherwise n finite values >= 0 with a positive total."""
-    if weights is None:
-        return np.ones(n), float(n)
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (n,):
-        raise ValueError(f"weights must hold one value per sample ({n}), got shape {w.shape}")
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("weights must be finite and non-negative")
-    total = float(w.sum())
-    if total <= 0:
-        raise ValueError("weights must have a positive sum")
-    return w, total
+    w = validate_sample_weight(weights, n, "weights")
+    return w, float(w.sum())
 
 
 def weighted_sum(xi: cp.Expression, weights: np.ndarray) -> cp.Expression:

@@ -8,7 +8,6 @@ input gives the same clear error whatever the method.
 - numpy arrays: every column is numeric unless its index is listed in ``categorical=``.
 - labels: any hashable values; binary methods take ``positive=`` (default: the minority class) and
   treat every other class as negative.
-- sample weights: :func:`validate_sample_weight` (one non-negative, finite weight per row).
 - rare categories: :func:`group_categories` replaces them at fit by one token, :data:`OTHER`, and the
   returned :class:`CategoryGroups` rewrites the learned rules back into the real values.
 - predict time: :func:`align_categories` matches categorical values that arrive under another type
@@ -17,7 +16,6 @@ input gives the same clear error whatever the method.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -31,7 +29,7 @@ from optrules.exceptions import CategoryWarning
 from optrules.ruleset import CategoricalCondition, Condition, Ruleset
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
-           "validate_sample_weight", "binarize_target", "class_order", "group_categories", "align_categories"]
+           "binarize_target", "class_order", "group_categories", "align_categories"]
 
 
 @dataclass(frozen=True)
@@ -239,58 +237,6 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> Bin
 
 # ------------------------------------------------------------------------------------ sample weights
 
-def validate_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
-    """One float64 weight per sample (a new array, never the caller's).
-
-    ``None`` gives ones; a scalar number gives that weight to every sample; otherwise a 1-d
-    array-like of ``n_samples`` real numbers. Raises ``ValueError`` naming ``sample_weight`` and the
-    problem: not 1-d, wrong length, booleans, complex or non-numeric values, NaN or infinite values,
-    negative values, or weights that are all zero.
-    """
-    if sample_weight is None:
-        return np.ones(n_samples, dtype=np.float64)
-    try:
-        values = np.asarray(sample_weight)
-    except ValueError:  # ragged nested sequences
-        raise ValueError("sample_weight must be a 1-d array of numbers, one per sample") from None
-    if values.ndim > 1:
-        raise ValueError(f"sample_weight must be 1-dimensional (one weight per sample), got shape {values.shape}")
-    if values.ndim == 1 and values.shape[0] != n_samples:
-        raise ValueError(f"sample_weight has {values.shape[0]} values for {n_samples} samples")
-    weights = np.broadcast_to(_weights_as_float(values), (n_samples,)).copy()
-    n_nan = int(np.isnan(weights).sum())
-    if n_nan:
-        raise ValueError(f"sample_weight contains {n_nan} NaN (missing) value(s); give every sample a weight")
-    n_inf = int(np.isinf(weights).sum())
-    if n_inf:
-        raise ValueError(f"sample_weight contains {n_inf} infinite value(s); weights must be finite")
-    negative = weights[weights < 0]
-    if negative.size:
-        raise ValueError(f"sample_weight contains {negative.size} negative value(s) (e.g. {float(negative[0])!r}); "
-                         "weights must be >= 0")
-    if weights.sum() == 0:
-        raise ValueError("sample_weight sums to 0 (every weight is zero); at least one sample needs a positive weight")
-    return weights
-
-
-def _weights_as_float(values: np.ndarray) -> np.ndarray:
-    """The weights as float64 (missing values as NaN); ``ValueError`` for booleans, complex and non-numbers."""
-    kind = values.dtype.kind
-    items = values.ravel().tolist() if kind == "O" else []
-    if kind == "b" or any(isinstance(v, (bool, np.bool_)) for v in items):
-        raise ValueError("sample_weight must be numbers, got booleans")
-    if kind == "c" or any(isinstance(v, numbers.Complex) and not isinstance(v, numbers.Real) for v in items):
-        raise ValueError("sample_weight must be real numbers, got complex values")
-    if kind in "iuf":
-        return values.astype(np.float64)
-    if kind != "O":
-        raise ValueError(f"sample_weight must be numbers, got values of dtype {values.dtype}")
-    others = [v for v in items if not isinstance(v, numbers.Real) and not pd.isna(v)]
-    if others:
-        raise ValueError(f"sample_weight must be numbers, got non-numeric value(s) e.g. {others[0]!r}")
-    return np.array([np.nan if pd.isna(v) else float(v) for v in items], dtype=np.float64).reshape(values.shape)
-
-
 # ------------------------------------------------------------------------------------ rare categories
 
 class OtherCategory:
@@ -377,14 +323,15 @@ class CategoryGroups:
         and is removed (for a rule set, a decision list and a scorecard alike, a rule that never
         fires changes no prediction).
 
-        Rules keep their prediction, weight and counts; the ruleset keeps its other fields. The
+        Rules keep their prediction, weight and counts, and ``class_counts`` loses the rows of removed
+        rules; the ruleset keeps its other fields. The
         result predicts on the original data what ``ruleset`` predicts on the grouped data, and the
         same as ``ruleset`` on the grouped data. Without grouping the ruleset is returned as it is.
         """
         if not self:
             return ruleset
-        rules = []
-        for rule in ruleset.rules:
+        rules, kept_rows = [], []
+        for r, rule in enumerate(ruleset.rules):
             conditions: list[Condition] = []
             fires = True
             for condition in rule.conditions:
@@ -395,7 +342,11 @@ class CategoryGroups:
                 conditions.extend(expanded)
             if fires:
                 rules.append(replace(rule, conditions=tuple(conditions)))
-        return replace(ruleset, rules=tuple(rules))
+                kept_rows.append(r)
+        counts = ruleset.class_counts  # a removed rule decided no training row: its counts row goes with it
+        if counts:
+            counts = tuple(counts[r] for r in [*kept_rows, len(ruleset.rules)])
+        return replace(ruleset, rules=tuple(rules), class_counts=counts)
 
     def _expand_condition(self, condition: Condition) -> tuple[Condition, ...] | None:
         """The conditions (none: always true) equivalent to ``condition``; None when no value satisfies it."""

@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
+from optrules.weights import validate_sample_weight
+
 __all__ = [
     "EXPECTED_FLOOR",
     "Bins",
@@ -185,13 +187,8 @@ def _as_float_array(values: Any, *, allow_nd: bool = False) -> np.ndarray:
 
 
 def _as_weights(weights: Any, n: int) -> np.ndarray | None:
-    """``weights`` as a float64 array of ``n`` entries; None stays None (every row weighs 1)."""
-    if weights is None:
-        return None
-    array = np.asarray(weights, dtype=np.float64)
-    if array.shape != (n,):
-        raise ValueError(f"weights must have one entry per value ({n}), got shape {array.shape}")
-    return array
+    """``weights`` checked (:func:`validate_sample_weight`); None stays None (every row weighs 1)."""
+    return None if weights is None else validate_sample_weight(weights, n, "weights", zero_sum=True)
 
 
 def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:

@@ -8,7 +8,7 @@ added here cannot skip them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from optrules.estimators import (BottomUpClassifier, CLSVMClassifier, ColumnGenerationClassifier,
                                  DecisionListClassifier, LibreClassifier, RulesetClassifier, SetCoverClassifier)
@@ -110,13 +110,21 @@ def get_method(name: str) -> Method:
         raise ValueError(f"unknown method {name!r}; known methods: {sorted(METHODS)}") from None
 
 
+def unknown_parameters(name: str, keys: Iterable[str]) -> list[str]:
+    """The names in ``keys`` that method ``name`` has no parameter for, sorted.
+
+    A name is known if it is a parameter, a declared option key (``candidates__max_len``), or any key
+    of a dict parameter (``solver_options__mip_rel_gap``: the solver judges its own options)."""
+    valid = set(get_method(name).estimator().get_params(deep=True))
+    return sorted(k for k in keys if k not in valid and k.partition("__")[0] not in valid)
+
+
 def make_estimator(name: str, **params: Any) -> RulesetClassifier:
     """A configured estimator of method ``name``, its parameters checked (the error names the parameter).
 
     ``params`` may set one key of a dict parameter as ``option__key`` (``candidates__max_len=2``)."""
     method = get_method(name)
-    valid = set(method.estimator().get_params(deep=True))
-    unknown = sorted(k for k in params if k not in valid and k.partition("__")[0] not in valid)
+    unknown = unknown_parameters(name, params)
     if unknown:
         raise ValueError(f"unknown parameter(s) {unknown} for method {name!r}; valid: "
                          f"{sorted(method.estimator().get_params(deep=False))}")

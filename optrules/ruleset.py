@@ -32,6 +32,8 @@ from typing import Any, Callable, ClassVar, Hashable, Iterable, Mapping, Sequenc
 import numpy as np
 import pandas as pd
 
+from optrules.weights import validate_sample_weight
+
 __all__ = [
     "Interval",
     "Condition",
@@ -42,9 +44,19 @@ __all__ = [
     "Ruleset",
     "RULESET_KINDS",
     "FORMAT_VERSION",
+    "first_firing",
 ]
 
 RULESET_KINDS = ("set", "list", "score")
+
+
+def first_firing(fired: np.ndarray) -> np.ndarray:
+    """Per sample (row of the samples x rules matrix ``fired``), the index of the first rule that
+    fires, or the number of rules when none does: the rule that decides in a decision list."""
+    n_rules = fired.shape[1]
+    if n_rules == 0:
+        return np.zeros(fired.shape[0], dtype=np.int64)
+    return np.where(fired.any(axis=1), fired.argmax(axis=1), n_rules)
 
 #: The version of the dictionary / JSON form that ``Ruleset.to_dict`` writes. A file without a
 #: ``format_version`` predates it and reads as version 1; a newer version is refused.
@@ -720,20 +732,12 @@ class Ruleset:
         if self.kind == "set":
             out[fired.any(axis=1)] = _object_scalar(self.positive)
             return out
-        first = self._first_firing(fired)
+        first = first_firing(fired)
         decided = first < len(self.rules)
         predictions = np.empty(len(self.rules), dtype=object)
         predictions[:] = [r.prediction for r in self.rules]
         out[decided] = predictions[first[decided]]
         return out
-
-    @staticmethod
-    def _first_firing(fired: np.ndarray) -> np.ndarray:
-        """Per sample, the index of the first rule that fires, or the number of rules when none does."""
-        n_rules = fired.shape[1]
-        if n_rules == 0:
-            return np.zeros(fired.shape[0], dtype=int)
-        return np.where(fired.any(axis=1), fired.argmax(axis=1), n_rules)
 
     # ------------------------------------------------------------------ probabilities
     def _class_position(self, label: Hashable, role: str) -> int:
@@ -763,17 +767,6 @@ class Ruleset:
                              f"{list(self.classes)}, e.g. {_shown(unknown[0])}")
         return positions
 
-    @staticmethod
-    def _sample_weights(sample_weight: Any, n: int) -> np.ndarray:
-        if sample_weight is None:
-            return np.ones(n)
-        weights = np.asarray(sample_weight, dtype=float)
-        if weights.shape != (n,):
-            raise ValueError(f"sample_weight must hold one weight per row of X ({n}), got shape {weights.shape}")
-        if not np.isfinite(weights).all() or (weights < 0).any():
-            raise ValueError("sample_weight must be finite and non-negative")
-        return weights
-
     def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None) -> Ruleset:
         """A copy carrying the probability estimates of :meth:`predict_proba`, computed from training data.
 
@@ -797,14 +790,14 @@ class Ruleset:
         """
         n = self._n_samples(X)
         labels = self._label_positions(y, n)
-        weights = self._sample_weights(sample_weight, n)
+        weights = validate_sample_weight(sample_weight, n, zero_sum=True)
         if self.kind == "score":
             is_positive = labels == self._class_position(self.positive, "positive")
             return replace(self, calibration=_platt_slope(self.decision_function(X), is_positive, weights))
         fired = self.covers(X)
         if self.kind == "list":
             deciding = np.zeros((n, len(self.rules) + 1))
-            deciding[np.arange(n), self._first_firing(fired)] = 1.0
+            deciding[np.arange(n), first_firing(fired)] = 1.0
         else:
             deciding = np.column_stack([fired, ~fired.any(axis=1)]).astype(float)
         weighted_labels = np.zeros((n, len(self.classes)))
@@ -850,7 +843,7 @@ class Ruleset:
         laplace = (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + n_classes)
         fired = self.covers(X)
         if self.kind == "list":
-            return laplace[self._first_firing(fired)]
+            return laplace[first_firing(fired)]
         if not self.rules:
             return laplace[np.zeros(fired.shape[0], dtype=int)]
         share = laplace[:-1, self._class_position(self.positive, "positive")]

@@ -205,6 +205,13 @@ def test_every_declared_parameter_refuses_bad_values_by_name(name, data):
         estimator(**{parameter: value}).fit(X_GOOD, Y_GOOD)
 
 
+def test_n_jobs_takes_what_joblib_takes():
+    with pytest.raises(optrules.InvalidParameterError, match=r"'n_jobs' .* got 0"):
+        make_estimator("libre", n_jobs=0)
+    for n_jobs in (None, 1, 2, -1, -2):
+        assert make_estimator("libre", n_jobs=n_jobs).n_jobs == n_jobs
+
+
 def test_every_parameter_of_every_method_is_declared():
     for name, method in METHODS.items():
         params = method.estimator().get_params(deep=False)

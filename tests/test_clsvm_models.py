@@ -405,8 +405,10 @@ def test_weights_of_ones_are_the_unweighted_models_bit_for_bit():
 
 def test_cluster_data_checks_its_weights_and_its_digest_counts_them():
     data = tiny(0)
-    for weights, message in ((np.ones(3), "one value per sample"), (np.full(data.n, -1.0), "non-negative"),
-                             (np.full(data.n, np.nan), "finite"), (np.zeros(data.n), "positive sum")):
+    for weights, message in ((np.ones(3), f"weights has 3 values for {data.n} samples"),
+                             (np.full(data.n, -1.0), f"weights contains {data.n} negative value"),
+                             (np.full(data.n, np.nan), f"weights contains {data.n} NaN"),
+                             (np.zeros(data.n), r"weights sums to 0")):
         with pytest.raises(ValueError, match=message):
             dataclasses.replace(data, weights=weights)
     weighted = with_weights(data, 0)

@@ -15,7 +15,7 @@ import pytest
 from sklearn.exceptions import DataConversionWarning
 
 from optrules.data import (OTHER, CategoryGroups, Schema, align_categories, binarize_target, class_order,
-                           group_categories, validate_features, validate_sample_weight, validate_target)
+                           group_categories, validate_features, validate_target)
 from optrules.exceptions import CategoryWarning
 from optrules.ruleset import CategoricalCondition, Interval, NumericCondition, Rule, Ruleset
 
@@ -365,68 +365,6 @@ def test_one_dimensional_y_does_not_warn():
 
 
 # ---------------------------------------------------------------------------------------------
-# validate_sample_weight
-# ---------------------------------------------------------------------------------------------
-
-def test_sample_weight_none_gives_ones():
-    weights = validate_sample_weight(None, 4)
-    assert weights.dtype == np.float64 and weights.tolist() == [1.0, 1.0, 1.0, 1.0]
-
-
-@pytest.mark.parametrize("scalar", [2, 2.0, np.int64(2), np.float32(2.0)])
-def test_sample_weight_scalar_applies_to_every_row(scalar):
-    weights = validate_sample_weight(scalar, 3)
-    assert weights.dtype == np.float64 and weights.tolist() == [2.0, 2.0, 2.0]
-
-
-@pytest.mark.parametrize("given", [
-    [1, 2, 0.5],
-    (1, 2, 0.5),
-    np.array([1, 2, 0.5], dtype=np.float32),
-    pd.Series([1, 2, 0.5], index=[9, 8, 7]),
-    np.array([1, 2, 0.5], dtype=object),
-    pd.array([1, 2, 0], dtype="Int64"),
-])
-def test_sample_weight_array_likes_become_float64(given):
-    weights = validate_sample_weight(given, 3)
-    assert weights.dtype == np.float64 and weights.shape == (3,)
-    assert weights.tolist() == [1.0, 2.0, float(np.asarray(given, dtype=object)[2])]
-
-
-def test_sample_weight_is_a_copy():
-    given = np.array([1.0, 2.0, 3.0])
-    weights = validate_sample_weight(given, 3)
-    weights[0] = 99.0
-    assert given.tolist() == [1.0, 2.0, 3.0]
-
-
-@pytest.mark.parametrize(("given", "message"), [
-    ([1.0, 2.0, 3.0], r"^sample_weight has 3 values for 5 samples$"),
-    (np.ones((5, 1)), r"sample_weight must be 1-dimensional .*got shape \(5, 1\)"),
-    (["a", "b", "c", "d", "e"], r"sample_weight must be numbers, got values of dtype <U1"),
-    (np.array([1, "a", 2, 3, 4], dtype=object),
-     r"sample_weight must be numbers, got non-numeric value\(s\) e\.g\. 'a'"),
-    ("heavy", r"sample_weight must be numbers, got values of dtype <U5"),
-    (np.ones(5, dtype=complex), r"sample_weight must be real numbers, got complex values"),
-    (np.array([1, 2j, 1, 1, 1], dtype=object), r"sample_weight must be real numbers, got complex values"),
-    (np.ones(5, dtype=bool), r"sample_weight must be numbers, got booleans"),
-    (np.array([1, True, 1, 1, 1], dtype=object), r"sample_weight must be numbers, got booleans"),
-    (True, r"sample_weight must be numbers, got booleans"),
-    ([1.0, NAN, 1.0, NAN, 1.0], r"sample_weight contains 2 NaN \(missing\) value\(s\)"),
-    (np.array([1, None, 1, 1, 1], dtype=object), r"sample_weight contains 1 NaN \(missing\) value\(s\)"),
-    ([1.0, math.inf, 1.0, 1.0, 1.0], r"sample_weight contains 1 infinite value\(s\)"),
-    ([1.0, -2.0, 1.0, -1.0, 1.0],
-     r"sample_weight contains 2 negative value\(s\) \(e\.g\. -2\.0\); weights must be >= 0"),
-    (np.zeros(5), r"sample_weight sums to 0 \(every weight is zero\)"),
-    (0, r"sample_weight sums to 0 \(every weight is zero\)"),
-    ([[1.0, 2.0], [1.0]], r"sample_weight must be a 1-d array of numbers"),
-])
-def test_sample_weight_errors_name_the_problem(given, message):
-    with pytest.raises(ValueError, match=message):
-        validate_sample_weight(given, 5)
-
-
-# ---------------------------------------------------------------------------------------------
 # group_categories and CategoryGroups
 # ---------------------------------------------------------------------------------------------
 
@@ -673,6 +611,23 @@ def test_expand_preserves_predictions_of_every_kind(kind):
     assert [(r.prediction, r.weight, r.n_positive) for r in expanded.rules] == [
         (r.prediction, r.weight, r.n_positive) for k, r in enumerate(ruleset.rules) if k != 1]
     assert expanded.meta == ruleset.meta and expanded.kind == kind and expanded.default == ruleset.default
+
+
+@pytest.mark.parametrize("kind", ["set", "list"])
+def test_expand_keeps_the_probabilities_of_the_rules_it_keeps(kind):
+    frame, grouped, groups, new = _grouped_city()
+    if kind == "list":
+        ruleset = Ruleset("list", _mixed_rules(lambda k: "pqrst"[k]), "z", ("city", "n"), tuple("pqrstz"))
+        y = np.array(list("pqrstz" * 3)[:len(frame)])
+    else:
+        ruleset = Ruleset("set", _mixed_rules(lambda k: "yes"), "no", ("city", "n"), ("no", "yes"), "yes")
+        y = np.where(np.arange(len(frame)) % 3 == 0, "yes", "no")
+    fitted = ruleset.fit_probabilities(grouped, y)
+    expanded = _assert_same_predictions(fitted, frame, grouped, groups, new)
+    assert len(expanded.class_counts) == len(expanded.rules) + 1 == len(fitted.class_counts) - 1
+    assert expanded.predict_proba(frame) == pytest.approx(fitted.predict_proba(grouped))
+    assert expanded.predict_proba(new) == pytest.approx(fitted.predict_proba(_regroup(new, groups)))
+    assert expanded == expanded.fit_probabilities(frame, y)  # the counts of the same training rows
 
 
 def test_expand_without_grouping_returns_the_ruleset():

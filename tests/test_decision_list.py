@@ -219,7 +219,7 @@ def test_majority_class_by_weight_and_bad_weights():
                             np.array([[0], [1], [0], [1]]))
     with pytest.raises(ValueError, match="not all be 0"):
         learn_append(tests, y, 3, np.zeros(4))
-    with pytest.raises(ValueError, match="one entry per case"):
+    with pytest.raises(ValueError, match=r"weights has 3 values for 4 samples"):
         learn_prepend(tests, y, 3, np.ones(3))
 
 

@@ -570,7 +570,7 @@ def test_discretize_passes_the_weights_on():
 
 
 def test_weights_of_the_wrong_shape_are_refused():
-    with pytest.raises(ValueError, match=r"weights must have one entry per value"):
+    with pytest.raises(ValueError, match=r"weights has 2 values for 3 samples"):
         chimerge([1.0, 2.0, 3.0], [0, 1, 0], weights=[1.0, 1.0])
-    with pytest.raises(ValueError, match=r"weights must have one entry per value"):
+    with pytest.raises(ValueError, match=r"weights must be 1-dimensional .*\(3, 1\)"):
         equal_frequency([1.0, 2.0, 3.0], 2, weights=np.ones((3, 1)))

@@ -1213,3 +1213,23 @@ def test_exact_summary_of_a_fit():
         "fallback: start: nothing better\n"
         "seconds: 4.00 in the exact part (time limit 30); build 1.00, load 0.50, cut 1.50, solve 1.00")
     assert exact_summary({"objective": 3.0}) == ""
+
+
+def test_a_grid_searches_option_keys_declared_or_free_form_and_checks_each_value():
+    """``candidates__max_len`` is a declared option key; ``solver_options__mip_rel_gap`` a key the solver
+    judges: both are grid parameters, and the chosen one reaches the outer fit's estimator."""
+    config = load_config(small_config(
+        datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 0},
+        methods=[{"name": "setcover", "params": {"candidates": {"max_candidates": 30}},
+                  "tune": {"grid": {"candidates__max_len": [1, 2], "solver_options__mip_rel_gap": [0.0, 0.5]},
+                           "inner_folds": 2}}]))
+    assert config.methods[0].tune.parameters == ("candidates__max_len", "solver_options__mip_rel_gap")
+    _, outcomes = execute(config, verbose=False)
+    for outcome in outcomes:
+        chosen = outcome.row["tune.candidates__max_len"]
+        assert chosen in (1, 2) and outcome.row["tune.solver_options__mip_rel_gap"] in (0.0, 0.5)
+        assert max((len(rule.conditions) for rule in outcome.ruleset.rules), default=0) <= chosen
+    with pytest.raises(ConfigError, match=r"tune: grid candidates__max_len = 'x': .*max_len"):
+        load_config(tune_error_config({"grid": {"candidates__max_len": [1, "x"]}}, "setcover", None))
+    with pytest.raises(ConfigError, match=r"unknown parameter\(s\) \['candidate__max_len'\]"):
+        load_config(tune_error_config({"grid": {"candidate__max_len": [1]}}, "setcover", None))

@@ -195,9 +195,9 @@ def test_weights_change_the_best_rule():
     ones = best_rule(holds, positive, negative, weights=np.ones(6))
     assert ones == unweighted and type(ones.rule.positive) is int
     assert best_rule(holds, positive, negative, weights=[0.0, 0.0, 0.0, 0.0, 1.0, 1.0]).rule is None
-    with pytest.raises(ValueError, match="one entry per case"):
+    with pytest.raises(ValueError, match=r"weights has 2 values for 6 samples"):
         best_rule(holds, positive, negative, weights=[1.0, 1.0])
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match=r"weights contains 1 negative value"):
         best_rule(holds, positive, negative, weights=[1.0, -1.0, 1.0, 1.0, 1.0, 1.0])
 
 

@@ -1126,11 +1126,11 @@ def test_fit_probabilities_checks_its_inputs():
         ruleset.fit_probabilities(TRAIN, y[:5])
     with pytest.raises(ValueError, match="one-dimensional"):
         ruleset.fit_probabilities(TRAIN, np.array([y, y]).T)
-    with pytest.raises(ValueError, match="sample_weight must hold one weight per row"):
+    with pytest.raises(ValueError, match=r"sample_weight has 2 values for 6 samples"):
         ruleset.fit_probabilities(TRAIN, y, sample_weight=[1.0, 2.0])
-    with pytest.raises(ValueError, match="finite and non-negative"):
+    with pytest.raises(ValueError, match=r"sample_weight contains 1 negative value\(s\)"):
         ruleset.fit_probabilities(TRAIN, y, sample_weight=[1, 1, 1, 1, 1, -1])
-    with pytest.raises(ValueError, match="finite and non-negative"):
+    with pytest.raises(ValueError, match=r"sample_weight contains 1 NaN"):
         ruleset.fit_probabilities(TRAIN, y, sample_weight=[1, 1, 1, 1, 1, NAN])
     with pytest.raises(ValueError, match=r"the positive class 'p' is not one of the classes"):
         Ruleset("score", (), "no", ("x",), ("no", "yes"), positive="p").fit_probabilities(

@@ -30,13 +30,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from optrules.data import (BinaryTarget, CategoryGroups, Schema, align_categories, binarize_target, class_order,
-                           group_categories, validate_features, validate_sample_weight, validate_target)
+                           group_categories, validate_features, validate_target)
 from optrules.estimators.params import (Columns, Constraint, Either, Integer, OneOf, Options, Real, check_parameters,
                                         check_value)
 from optrules.exceptions import DegenerateFitWarning, InvalidParameterError, PositiveClassWarning
 from optrules.models.set_cover import MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
+from optrules.weights import validate_sample_weight
 
 __all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "package_version", "COMMON_PARAMETERS"]
 

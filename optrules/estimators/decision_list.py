@@ -12,7 +12,7 @@ from optrules.encode import FeatureBinning
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Integer, OneOf, Options
 from optrules.learners.attribute_tests import TEST_KINDS, attribute_tests
-from optrules.learners.decision_list import P2_VALUE, STRATEGIES, first_firing, learn_append, learn_prepend
+from optrules.learners.decision_list import P2_VALUE, STRATEGIES, deciding_rules, learn_append, learn_prepend
 from optrules.ruleset import Rule, Ruleset
 
 __all__ = ["DecisionListClassifier"]
@@ -88,7 +88,7 @@ class DecisionListClassifier(RulesetClassifier):
         else:
             learned = learn_append(tests, y, len(classes), weights, min_value=P2_VALUE if p2 else -np.inf,
                                    max_nodes=max_nodes)
-        first = first_firing([tests.covers(r.tests) for r in learned.rules], y.shape[0])
+        first = deciding_rules([tests.covers(r.tests) for r in learned.rules], y.shape[0])
         rules = tuple(
             Rule(tests.conditions(r.tests), classes[r.prediction],
                  n_positive=int(((first == k) & (y == r.prediction)).sum()),

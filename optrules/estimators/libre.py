@@ -15,7 +15,7 @@ import numpy as np
 from optrules.cover import CoverInstance
 from optrules.encode import FeatureBinning
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData, check_exact_options
-from optrules.estimators.params import Integer, Label, OneOf, Options, Real, Seed
+from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.boundary import HEURISTICS, ZeroRows
 from optrules.learners.libre import distinct_rows, drop_redundant, learn_subset, rank_boundary, resolve_conflicts
@@ -70,7 +70,8 @@ class LibreClassifier(RulesetClassifier):
     positive : label, optional
         The positive class (default: the minority class); every other class is negative.
     n_jobs : int, optional
-        Worker processes for the weak learners (joblib); the result does not depend on it.
+        Worker processes for the weak learners (joblib: None or 1 one, -1 every core, -2 all but
+        one, ...); the result does not depend on it.
     random_state : int, Generator or None
         Seeds the feature subsets.
     categorical : list, optional
@@ -88,7 +89,7 @@ class LibreClassifier(RulesetClassifier):
         "top_k": Integer(1, none=True), "min_local_support": Real(0.0, 1.0), "max_rules": Integer(1, none=True),
         "selection": OneOf(("greedy", "ilp")), "solver": OneOf(tuple(SOLVERS)), "solver_options": Options(),
         "modeller": OneOf(tuple(MODELLERS)), "rule_cost": Real(0.0), "conflicts": OneOf(("strict", "majority")),
-        "positive": Label(), "n_jobs": Integer(none=True), "random_state": Seed(), **COMMON_PARAMETERS,
+        "positive": Label(), "n_jobs": Either((Integer(low=1, none=True), Integer(high=-1))), "random_state": Seed(), **COMMON_PARAMETERS,
     }
 
     def __init__(self, n_estimators: int = 20, max_features: int | None = 5, heuristic: str = "H1",

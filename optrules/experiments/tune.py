@@ -79,7 +79,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from optrules.estimators import RulesetClassifier
 from optrules.experiments.errors import FitError
-from optrules.registry import METHODS, get_method, make_estimator
+from optrules.registry import METHODS, get_method, make_estimator, unknown_parameters
 
 if TYPE_CHECKING:  # run.py imports this module
     from optrules.experiments.run import Task
@@ -203,11 +203,10 @@ def _grid(raw: Any, method: str, params: Mapping[str, Any]) -> tuple[tuple[str, 
     for name, values in raw.items():
         if not isinstance(values, list) or not values:
             raise ValueError(f"tune: grid {name} must be a non-empty list of values, got {values!r}")
-    valid = set(get_method(method).estimator().get_params(deep=True))
-    unknown = sorted(set(raw) - valid)
+    unknown = unknown_parameters(method, raw)
     if unknown:
         raise ValueError(f"tune: unknown parameter(s) {unknown} in the grid of method {method!r}; "
-                         f"valid: {sorted(valid)}")
+                         f"valid: {sorted(get_method(method).estimator().get_params(deep=True))}")
     twice = sorted(set(raw) & set(params))
     if twice:
         raise ValueError(f"tune: {twice} given in params and in the grid; keep one")

@@ -67,9 +67,10 @@ import numpy as np
 
 from optrules.learners.attribute_tests import AttributeTests
 from optrules.learners.opus import Candidate, CaseWeights, best_rule, case_weights, laplace
+from optrules.ruleset import first_firing
 
 __all__ = ["STRATEGIES", "P2_VALUE", "ListRule", "LearnedList", "majority_class", "learn_append",
-           "learn_prepend", "intern_position", "first_firing"]
+           "learn_prepend", "intern_position", "deciding_rules"]
 
 #: Strategy name -> (prepend?, intern?, prune-p2?).
 STRATEGIES: dict[str, tuple[bool, bool, bool]] = {
@@ -164,12 +165,10 @@ def _accuracy(correct: np.ndarray, weights: CaseWeights | None) -> float:
     return weights.exact(correct) / weights.exact(np.ones_like(correct))  # exact ratio, rounded once
 
 
-def first_firing(covers: list[np.ndarray], n: int) -> np.ndarray:
-    """Index of the first rule that fires for each case (``len(covers)``: none, the default rule)."""
-    if not covers:
-        return np.zeros(n, dtype=np.int64)
-    matrix = np.column_stack(covers)
-    return np.where(matrix.any(axis=1), matrix.argmax(axis=1), len(covers))
+def deciding_rules(covers: list[np.ndarray], n: int) -> np.ndarray:
+    """Per case, the index of the rule that decides it (its first firing rule, or ``len(covers)``
+    for the default rule), from the rules' covers in list order."""
+    return first_firing(np.column_stack(covers) if covers else np.zeros((n, 0), dtype=bool))
 
 
 def _predictions(rules: list[ListRule], first: np.ndarray, default: int) -> np.ndarray:
@@ -204,7 +203,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: 
         covers.append(tests.covers(rule.tests))
         remaining &= ~covers[-1]
     default = majority_class(y, n_classes, cases)
-    accuracy = _accuracy(_predictions(rules, first_firing(covers, y.shape[0]), default) == y, cases)
+    accuracy = _accuracy(_predictions(rules, deciding_rules(covers, y.shape[0]), default) == y, cases)
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        (accuracy,))
 
@@ -244,7 +243,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
     searcher = _Searcher(tests.holds, n_classes, cases, max(float(min_value), 0.5), max_nodes)
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
-    first = first_firing(covers, n)
+    first = deciding_rules(covers, n)
     correct = _predictions(rules, first, default) == y
     accuracy = [_accuracy(correct, cases)]
     while True:
@@ -256,7 +255,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
         position = intern_position(first, covered, correct, y == c, len(rules), cases) if intern else 0
         rules.insert(position, ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.insert(position, covered)
-        first = first_firing(covers, n)
+        first = deciding_rules(covers, n)
         correct = _predictions(rules, first, default) == y
         accuracy.append(_accuracy(correct, cases))
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,

@@ -67,6 +67,7 @@ import numpy as np
 from numba import njit
 
 from optrules.learners.boundary import ZeroRows, find_boundary
+from optrules.weights import validate_sample_weight
 
 __all__ = ["learn_subset", "distinct_rows", "resolve_conflicts", "rank_boundary", "drop_redundant"]
 
@@ -81,16 +82,6 @@ def learn_subset(positives: ZeroRows, positive_counts: np.ndarray, negatives: Ze
     return find_boundary(positives, negatives, heuristic, positive_counts=positive_counts)
 
 
-def _sample_weights(weights: Any, n: int) -> np.ndarray:
-    """``weights`` as ``float64``, checked: one finite, non-negative number per sample."""
-    array = np.asarray(weights, dtype=np.float64)
-    if array.shape != (n,):
-        raise ValueError(f"weights must have one entry per sample ({n}), got shape {array.shape}")
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError("weights must be finite and non-negative")
-    return array
-
-
 def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of an integer matrix (ascending, lexicographic) and their counts.
 
@@ -102,7 +93,7 @@ def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, n
     for integer weights, so a weight ``k`` counts as ``k`` copies).
     """
     if weights is not None:
-        weights = _sample_weights(weights, codes.shape[0])
+        weights = validate_sample_weight(weights, codes.shape[0], "weights", zero_sum=True)
         if np.all(weights == 1):
             distinct, counts = distinct_rows(codes)
             return distinct, counts.astype(np.float64)
@@ -184,7 +175,7 @@ def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndar
     """
     is_positive = np.asarray(is_positive, dtype=bool)
     if weights is not None:
-        weights = _sample_weights(weights, is_positive.shape[0])
+        weights = validate_sample_weight(weights, is_positive.shape[0], "weights", zero_sum=True)
     if weights is None or np.all(weights == 1):
         n_pos, n_neg = int(is_positive.sum()), int((~is_positive).sum())
         packed = np.packbits(coverage, axis=1)  # supports by popcount: no (points x samples) copies

@@ -95,6 +95,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from optrules.weights import validate_sample_weight
+
 __all__ = ["Candidate", "SearchResult", "CaseWeights", "case_weights", "laplace", "rule_key", "best_rule",
            "brute_force_best_rule"]
 
@@ -158,9 +160,10 @@ class CaseWeights:
     """
 
     def __init__(self, weights: Any) -> None:
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.ndim != 1 or not np.all(np.isfinite(weights)) or np.any(weights < 0):
-            raise ValueError("weights must be a 1-d array of finite, non-negative numbers")
+        array = np.asarray(weights)
+        if array.ndim != 1:
+            raise ValueError(f"weights must be 1-dimensional (one weight per case), got shape {array.shape}")
+        weights = validate_sample_weight(array, array.shape[0], "weights", zero_sum=True)
         values, inverse = np.unique(weights, return_inverse=True)
         parts = [_units_and_exponent(v) for v in values.tolist()]
         self.exponent = min((e for u, e in parts if u), default=0)
@@ -231,14 +234,12 @@ def case_weights(weights: Any, n: int) -> CaseWeights | None:
     if weights is None:
         return None
     if not isinstance(weights, CaseWeights):
-        array = np.asarray(weights, dtype=np.float64)
-        if array.shape != (n,):
-            raise ValueError(f"weights must have one entry per case ({n}), got shape {array.shape}")
+        array = validate_sample_weight(weights, n, "weights", zero_sum=True)
         if np.all(array == 1):
             return None
         weights = CaseWeights(array)
     if weights.n_cases != n:
-        raise ValueError(f"weights must have one entry per case ({n}), got {weights.n_cases}")
+        raise ValueError(f"weights has {weights.n_cases} values for {n} samples")
     return weights
 
 
