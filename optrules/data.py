@@ -192,7 +192,8 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
         raise ValueError(f"X has {n_samples} samples but y has {labels.shape[0]} labels")
     if pd.isna(labels).any():
         raise ValueError(f"y contains {int(pd.isna(labels).sum())} missing (NaN/None) labels")
-    labels = _object_vector([_plain(v) for v in labels])
+    if not (isinstance(y, np.ndarray) and y.dtype != object):  # numpy's own dtypes convert to plain values
+        labels = _object_vector([_plain(v) for v in labels])
     if _is_continuous(labels):
         raise ValueError("Unknown label type: continuous target (non-integer floats); classifiers need class labels")
     if n_samples == 1:
