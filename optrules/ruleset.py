@@ -825,7 +825,11 @@ class Ruleset:
         labels = np.empty(n, dtype=object)
         for i, label in enumerate(items):  # one by one: a tuple label stays one element
             labels[i] = label
-        codes, distinct = factorize_labels(labels)
+        try:
+            codes, distinct = factorize_labels(labels)
+        except TypeError as error:  # an unhashable label is never a class
+            raise ValueError(f"y holds unhashable label(s), which are not among the classes "
+                             f"{list(self.classes)}: {error}") from None
         position = {c: k for k, c in enumerate(self.classes)}
         found = np.empty(len(distinct), dtype=int)
         for k, label in enumerate(distinct):
