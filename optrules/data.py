@@ -26,7 +26,7 @@ import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 
 from optrules.exceptions import CategoryWarning
-from optrules.ruleset import CategoricalCondition, Condition, Ruleset
+from optrules.ruleset import CategoricalCondition, Condition, Ruleset, factorize_labels
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
            "binarize_target", "class_order", "group_categories", "align_categories"]
@@ -139,7 +139,8 @@ def _has_objects(X: Any) -> bool:
 
 def class_order(labels: Sequence[Hashable]) -> tuple[Hashable, ...]:
     """The distinct labels in scikit-learn's order (sorted), with a stable fallback for mixed types."""
-    unique = list(dict.fromkeys(_plain(v) for v in labels))
+    _, distinct = factorize_labels(_object_vector(labels))
+    unique = list(dict.fromkeys(_plain(v) for v in distinct))
     try:
         return tuple(sorted(unique))
     except TypeError:
@@ -152,6 +153,8 @@ def _plain(value: Any) -> Any:
 
 def _object_vector(values: Sequence[Any]) -> np.ndarray:
     """A 1-d object array with one element per value (a tuple label stays one element)."""
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        return values
     out = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):
         out[i] = value
@@ -189,7 +192,8 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
         raise ValueError(f"X has {n_samples} samples but y has {labels.shape[0]} labels")
     if pd.isna(labels).any():
         raise ValueError(f"y contains {int(pd.isna(labels).sum())} missing (NaN/None) labels")
-    labels = _object_vector([_plain(v) for v in labels])
+    if not (isinstance(y, np.ndarray) and y.dtype != object):  # numpy's own dtypes convert to plain values
+        labels = _object_vector([_plain(v) for v in labels])
     if _is_continuous(labels):
         raise ValueError("Unknown label type: continuous target (non-integer floats); classifiers need class labels")
     if n_samples == 1:
@@ -218,8 +222,11 @@ class BinaryTarget:
 
 def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> BinaryTarget:
     """Pick the positive class (default: the minority class; ties go to the last class in sorted order)."""
-    classes = class_order(labels)
-    counts = Counter(_plain(v) for v in labels)  # not value_counts: tuple labels would become a MultiIndex
+    codes, distinct = factorize_labels(_object_vector(labels))
+    classes = class_order(distinct)
+    counts: Counter = Counter()  # by value, not value_counts: tuple labels would become a MultiIndex
+    for label, count in zip(distinct, np.bincount(codes, minlength=len(distinct)).tolist()):
+        counts[_plain(label)] += count
     if positive is None:
         fewest = min(counts.values())
         positive = [c for c in classes if counts[c] == fewest][-1]
@@ -230,8 +237,8 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> Bin
         positive = classes[classes.index(positive)]  # the label itself (1, not an equal 1.0 or True)
     most = max(count for c, count in counts.items() if c != positive)
     negative = [c for c in classes if c != positive and counts.get(c, 0) == most][0]
-    # Compare one label at a time: ``labels == positive`` broadcasts a tuple label element-wise.
-    is_positive = np.array([_plain(v) == positive for v in labels], dtype=bool)
+    # Compare one distinct label at a time: ``labels == positive`` broadcasts a tuple label element-wise.
+    is_positive = np.array([_plain(v) == positive for v in distinct], dtype=bool)[codes]
     return BinaryTarget(is_positive, positive, negative, classes)
 
 

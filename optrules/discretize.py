@@ -250,7 +250,7 @@ def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
     return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pair_chi2_kernel(a: np.ndarray, b: np.ndarray) -> float:
     """Chi-square of the 2 x n_classes table with count rows ``a`` and ``b`` (compiled).
 
@@ -387,7 +387,7 @@ def _merge_intervals(
     return _merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _heap_before(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> bool:
     """Entry ``a`` pops before ``b``: lower chi-square, then the leftmost pair."""
     if chi[a] != chi[b]:
@@ -395,14 +395,14 @@ def _heap_before(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> bool:
     return ints[a, 0] < ints[b, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_swap(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> None:
     chi[a], chi[b] = chi[b], chi[a]
     for k in range(3):
         ints[a, k], ints[b, k] = ints[b, k], ints[a, k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_push(chi: np.ndarray, ints: np.ndarray, size: int, value: float, left: int,
                left_version: int, right_version: int) -> int:
     chi[size] = value
@@ -417,11 +417,16 @@ def _heap_push(chi: np.ndarray, ints: np.ndarray, size: int, value: float, left:
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _heap_pop(chi: np.ndarray, ints: np.ndarray, size: int) -> int:
     size -= 1
     _heap_swap(chi, ints, 0, size)
-    at = 0
+    _heap_sift_down(chi, ints, size, 0)
+    return size
+
+
+@njit(cache=True, nogil=True)
+def _heap_sift_down(chi: np.ndarray, ints: np.ndarray, size: int, at: int) -> None:
     while True:
         left = 2 * at + 1
         if left >= size:
@@ -433,10 +438,9 @@ def _heap_pop(chi: np.ndarray, ints: np.ndarray, size: int) -> int:
             break
         _heap_swap(chi, ints, at, best)
         at = best
-    return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float, max_intervals: int,
                   min_intervals: int) -> np.ndarray:
     """ChiMerge's merge loop (compiled); ``max_intervals < 0`` means no maximum.
@@ -444,7 +448,10 @@ def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float,
     Intervals are kept in a doubly linked list indexed by their first row. A min-heap holds
     ``(chi2, left start, left version, right version)`` for adjacent pairs; entries made stale by a
     merge are discarded lazily. Each merge recomputes only the two pairs that touch the merged
-    interval, so the loop costs ``O(m log m)`` for ``m`` distinct values.
+    interval, so the loop costs ``O(m log m)`` for ``m`` distinct values. The first heap is built
+    bottom-up in ``O(m)``: the order of pops depends only on (chi2, left start), unique among live
+    entries, not on how the heap was built. The kernel holds no lock (``nogil``), so features are
+    discretised in parallel threads (:meth:`optrules.encode.FeatureBinning.fit`).
     """
     m = counts.shape[0]
     n_int = m
@@ -457,9 +464,12 @@ def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float,
     capacity = 2 * m
     heap_chi = np.empty(capacity, dtype=np.float64)
     heap_ints = np.empty((capacity, 3), dtype=np.int64)
-    size = 0
-    for i in range(m - 1):
-        size = _heap_push(heap_chi, heap_ints, size, initial_chi[i], i, 0, 0)
+    size = m - 1  # every adjacent pair, made a heap bottom-up in O(m)
+    heap_chi[:size] = initial_chi
+    heap_ints[:size, 0] = np.arange(size)
+    heap_ints[:size, 1:] = 0
+    for at in range(size // 2 - 1, -1, -1):
+        _heap_sift_down(heap_chi, heap_ints, size, at)
 
     while n_int > min_intervals:
         while size > 0:  # drop stale entries from the top

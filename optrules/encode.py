@@ -33,6 +33,8 @@ See ``docs/encoding.md``.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterable, Mapping, Sequence
 
@@ -558,6 +560,7 @@ class FeatureBinning:
         wrong = sorted((set(self.bins) | set(self.domain)) & set(schema.categorical_features))
         if wrong:
             raise ValueError(f"bins/domain apply to numeric features; {wrong} are categorical")
+        learned = self._discretize(frame, schema, y, weights, live)
         layouts: list[FeatureLayout] = []
         start = 0
         for feature, is_categorical in zip(schema.features, schema.categorical):
@@ -565,7 +568,7 @@ class FeatureBinning:
             if is_categorical:
                 layout = self._fit_categorical(feature, column if live is None else column[live], start)
             else:
-                layout = self._fit_numeric(feature, column.astype(float), y, weights, live, start)
+                layout = self._fit_numeric(feature, column.astype(float), learned.get(feature), live, start)
             layouts.append(layout)
             start = layout.stop
         self.schema_: Schema = schema
@@ -584,19 +587,50 @@ class FeatureBinning:
         return FeatureLayout(feature, True, start, len(categories), bool(missing.any()),
                              categories=categories)
 
-    def _fit_numeric(self, feature: str, values: np.ndarray, y: np.ndarray | None, weights: np.ndarray | None,
-                     live: np.ndarray | None, start: int) -> FeatureLayout:
-        """The given or discretised bins of ``values`` (all rows, weighing ``weights``); the missing
-        bin and the domain check look at the ``live`` rows (positive weight; None: all) only."""
+    def _discretize(self, frame: pd.DataFrame, schema: Schema, y: np.ndarray | None,
+                    weights: np.ndarray | None, live: np.ndarray | None) -> dict[str, Bins]:
+        """The learnt bins of the numeric features without given cuts and with a non-missing value
+        on a ``live`` row (positive weight; None: all rows): ``discretize`` on all rows, weighing
+        ``weights``.
+
+        The features are discretised in parallel threads, one feature per task (the ChiMerge kernel
+        holds no lock); each feature's bins do not depend on the others, so neither on the threads.
+        The labels are coded once for all features, as a categorical whose codes number the labels
+        in order of first appearance, as ``chimerge`` numbers them (missing labels stay missing).
+        """
+        todo = [f for f, is_categorical in zip(schema.features, schema.categorical)
+                if not is_categorical and f not in self.bins]
+        if y is not None and todo:
+            codes, distinct = pd.factorize(y)
+            y = pd.Categorical.from_codes(codes, categories=pd.RangeIndex(len(distinct)))
+
+        def learn(feature: str) -> Bins | None:
+            values = frame[feature].to_numpy().astype(float)
+            kept = values if live is None else values[live]
+            if np.isnan(kept).all():
+                return None
+            return discretize(values, y, self.method, weights=weights, **self.params)
+
+        workers = min(len(todo), os.cpu_count() or 1)
+        if workers <= 1:
+            found = [learn(feature) for feature in todo]
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                found = list(pool.map(learn, todo))
+        return {feature: bins for feature, bins in zip(todo, found) if bins is not None}
+
+    def _fit_numeric(self, feature: str, values: np.ndarray, learned: Bins | None, live: np.ndarray | None,
+                     start: int) -> FeatureLayout:
+        """The given or ``learned`` bins of ``values`` (a single bin when neither: every live value
+        is missing); the missing bin and the domain check look at the ``live`` rows (positive weight;
+        None: all) only."""
         kept = values if live is None else values[live]
         missing = np.isnan(kept)
         given = self.bins.get(feature)
         if given is not None:
             bins = given if isinstance(given, Bins) else Bins(tuple(float(c) for c in given))
-        elif missing.all():
-            bins = Bins(())
         else:
-            bins = discretize(values, y, self.method, weights=weights, **self.params)
+            bins = Bins(()) if learned is None else learned
         low, high = (float(v) for v in self.domain.get(feature, (-math.inf, math.inf)))
         if math.isnan(low) or math.isnan(high) or low > high:
             raise ValueError(f"domain of {feature!r} must be low <= high, got ({low}, {high})")

@@ -92,6 +92,19 @@ def _to_python(value: Any) -> Any:
     return value
 
 
+def factorize_labels(labels: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """``(codes, distinct)`` of a 1-d object array of labels, by hashing (vectorised).
+
+    ``distinct`` holds one representative per group in order of first occurrence and
+    ``labels[i]`` equals ``distinct[codes[i]]``. Groups never join labels Python holds unequal
+    (except None with NaN, which no class label is), so a per-label function of the value, mapped
+    over ``distinct`` and read back through ``codes``, gives what the same function gives label by
+    label.
+    """
+    codes, distinct = pd.factorize(labels, use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.intp), list(distinct)
+
+
 def _json_value(value: Any) -> Any:
     """A JSON-safe, type-preserving encoding of a category or class label."""
     value = _to_python(value)
@@ -445,6 +458,19 @@ class Condition:
         return " or missing" if self.missing else ""
 
 
+def line_pieces(ends: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The piece of the line cut by the sorted distinct ``ends`` that holds each value.
+
+    The ``m`` ends cut the line into ``2m + 1`` pieces, in order: the open gap below ``ends[0]``
+    (piece 0), the point ``ends[0]`` (piece 1), the gap up to ``ends[1]`` (piece 2), ... , the gap
+    above ``ends[m - 1]`` (piece ``2m``). Membership in a union of intervals with these ends is
+    constant on each piece (:meth:`NumericCondition.membership`). NaN falls in piece ``2m``.
+    """
+    below = np.searchsorted(ends, values, side="left")  # ends strictly below the value
+    on_end = ends[np.minimum(below, ends.size - 1)] == values
+    return 2 * below + on_end
+
+
 @dataclass(frozen=True)
 class NumericCondition(Condition):
     """``feature in I_1 or I_2 ...``: a union of disjoint intervals, kept sorted."""
@@ -460,13 +486,46 @@ class NumericCondition(Condition):
         object.__setattr__(self, "missing", bool(missing))
         object.__setattr__(self, "intervals", ordered)
 
+    def __hash__(self) -> int:
+        # A few intervals stand for all of them: equal conditions still hash equal, and a condition
+        # of thousands of intervals (a LIBRE rule on finely binned data) hashes in constant time.
+        middle = self.intervals[len(self.intervals) // 2]
+        return hash((self.feature, self.missing, len(self.intervals), self.intervals[0], middle,
+                     self.intervals[-1]))
+
+    def ends(self) -> np.ndarray:
+        """The distinct interval ends, sorted."""
+        return np.unique(np.array([e for i in self.intervals for e in (i.low, i.high)], dtype=float))
+
+    def membership(self, ends: np.ndarray) -> np.ndarray:
+        """Which pieces of the line cut by ``ends`` lie inside the condition (see :func:`line_pieces`).
+
+        ``ends`` must hold every end of the condition's intervals. Piece ``2j + 1`` is the point
+        ``ends[j]``, piece ``2j`` the open gap just below it, piece ``2m`` the gap above the last
+        end. Each interval covers a contiguous run of pieces, from its low end (the point when
+        closed, else the gap above it) to its high end (the point when closed, else the gap below
+        it), marked in a difference array: ``O(intervals + ends)``.
+        """
+        lows = np.searchsorted(ends, [i.low for i in self.intervals])
+        highs = np.searchsorted(ends, [i.high for i in self.intervals])
+        first = 2 * lows + np.where([i.low_closed for i in self.intervals], 1, 2)
+        last = 2 * highs + np.where([i.high_closed for i in self.intervals], 1, 0)
+        keep = first <= last  # [a, a), (a, a] are empty
+        steps = np.zeros(2 * ends.size + 2, dtype=np.int64)
+        np.add.at(steps, first[keep], 1)
+        np.add.at(steps, last[keep] + 1, -1)
+        return np.cumsum(steps[:-1]) > 0
+
     def evaluate(self, column: np.ndarray) -> np.ndarray:
+        """Membership of every value by one binary search, whatever the number of intervals."""
         values = _column_as_float(self.feature, column)
-        inside = np.zeros(values.shape[0], dtype=bool)
-        for interval in self.intervals:
-            inside |= interval.contains(values)
-        if self.missing:
-            inside |= np.isnan(values)
+        ends = self.ends()
+        return self.inside(self.membership(ends), line_pieces(ends, values), np.isnan(values))
+
+    def inside(self, membership: np.ndarray, pieces: np.ndarray, nan: np.ndarray) -> np.ndarray:
+        """The condition on values given by their :func:`line_pieces` and NaN mask."""
+        inside = membership[pieces]
+        inside[nan] = self.missing
         return inside
 
     def __str__(self) -> str:
@@ -698,7 +757,16 @@ class Ruleset:
         n = self._n_samples(X)
         conditions = list(dict.fromkeys(c for r in self.rules for c in r.conditions))
         columns = self._columns(X, (c.feature for c in conditions))
-        truth = {c: c.evaluate(columns[c.feature]) for c in conditions}
+        truth = {c: c.evaluate(columns[c.feature]) for c in conditions if not isinstance(c, NumericCondition)}
+        numeric: dict[str, list[NumericCondition]] = {}
+        for c in conditions:
+            if isinstance(c, NumericCondition):
+                numeric.setdefault(c.feature, []).append(c)
+        for feature, on_feature in numeric.items():  # one binary search per value and feature
+            values = _column_as_float(feature, columns[feature])
+            ends = np.unique(np.concatenate([c.ends() for c in on_feature]))
+            pieces, nan = line_pieces(ends, values), np.isnan(values)
+            truth.update((c, c.inside(c.membership(ends), pieces, nan)) for c in on_feature)
         matrix = np.ones((n, len(self.rules)), dtype=bool)
         for j, rule in enumerate(self.rules):
             for condition in rule.conditions:
@@ -751,20 +819,29 @@ class Ruleset:
         """The position in ``classes`` of every label of ``y`` (n of them)."""
         if isinstance(y, pd.DataFrame) or (isinstance(y, np.ndarray) and y.ndim != 1):
             raise ValueError("y must be one-dimensional: one label per row of X")
-        labels = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
-        if len(labels) != n:
-            raise ValueError(f"y has {len(labels)} labels but X has {n} rows")
+        items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
+        if len(items) != n:
+            raise ValueError(f"y has {len(items)} labels but X has {n} rows")
+        labels = np.empty(n, dtype=object)
+        for i, label in enumerate(items):  # one by one: a tuple label stays one element
+            labels[i] = label
+        try:
+            codes, distinct = factorize_labels(labels)
+        except TypeError as error:  # an unhashable label is never a class
+            raise ValueError(f"y holds unhashable label(s), which are not among the classes "
+                             f"{list(self.classes)}: {error}") from None
         position = {c: k for k, c in enumerate(self.classes)}
-        positions = np.empty(n, dtype=int)
-        unknown = []
-        for i, label in enumerate(labels):
+        found = np.empty(len(distinct), dtype=int)
+        for k, label in enumerate(distinct):
             try:
-                positions[i] = position[_to_python(label)]
+                found[k] = position[_to_python(label)]
             except (KeyError, TypeError):
-                unknown.append(label)
-        if unknown:
-            raise ValueError(f"y holds {len(unknown)} label(s) that are not among the classes "
-                             f"{list(self.classes)}, e.g. {_shown(unknown[0])}")
+                found[k] = -1
+        positions = found[codes]
+        unknown = np.flatnonzero(positions < 0)
+        if unknown.size:
+            raise ValueError(f"y holds {unknown.size} label(s) that are not among the classes "
+                             f"{list(self.classes)}, e.g. {_shown(items[unknown[0]])}")
         return positions
 
     def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None) -> Ruleset:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from optrules.discretize import Bins
+from optrules.discretize import Bins, chimerge
 from optrules.encode import (
     FeatureBinning,
     Lattice,
@@ -474,3 +474,21 @@ def test_a_row_of_weight_zero_makes_no_bin():
     assert (weighted.bin_index(X)[4:] == [[-1, 0], [-1, -1]]).all()
     with pytest.raises(ValueError, match="weights"):
         FeatureBinning().fit(X, y, weights=np.ones(5))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_parallel_discretisation_equals_serial_chimerge(weighted: bool) -> None:
+    """FeatureBinning discretises its features in threads with the labels coded once; each feature's
+    bins equal ``chimerge`` run alone on that column with the raw labels (missing values and missing
+    labels included)."""
+    rng = np.random.default_rng(11)
+    n, d = 3000, 6
+    X = pd.DataFrame({f"x{k}": np.round(rng.normal(size=n), int(rng.integers(1, 3))) for k in range(d)})
+    X.iloc[rng.choice(n, 40, replace=False), 2] = np.nan
+    y = np.array(rng.choice(["a", "b", "c"], size=n, p=[0.5, 0.3, 0.2]), dtype=object)
+    y[rng.choice(n, 25, replace=False)] = None
+    weights = rng.integers(0, 4, size=n).astype(float) if weighted else None
+    binning = FeatureBinning(method="chimerge", threshold=4.6).fit(X, y, weights=weights)
+    for k, feature in enumerate(X.columns):
+        alone = chimerge(X[feature].to_numpy(), list(y), threshold=4.6, weights=weights)
+        assert binning.layout_[k].cuts == alone.cuts

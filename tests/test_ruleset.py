@@ -1234,3 +1234,28 @@ def test_calibrated_probability_sides_with_the_score(df, ruleset, data):
     rows = np.repeat(np.arange(n), weights)
     copies = ruleset.fit_probabilities(df.iloc[rows], [labels[i] for i in rows])
     assert copies.calibration == pytest.approx(fitted.calibration, rel=1e-9)
+
+
+def test_many_interval_conditions_match_reference() -> None:
+    """Touching, overlapping, degenerate and unbounded intervals, values on and next to every end:
+    the one-search evaluation (alone and shared by a feature's conditions in ``covers``) equals the
+    row-by-row reference."""
+    rng = np.random.default_rng(7)
+    grid = [-math.inf, -1.0, 0.0, 0.5, 1.0, 2.0, 3.5, math.inf]
+    values = np.array(grid + [math.nan, -2.0, 9.0] + [np.nextafter(v, d) for v in grid[1:-1] for d in (-9, 9)])
+    conditions = []
+    for _ in range(400):
+        ends = np.sort(rng.choice(grid, size=(int(rng.integers(1, 8)), 2)), axis=1)
+        intervals = [Interval(float(a), float(b), bool(rng.integers(2)), bool(rng.integers(2))) for a, b in ends]
+        conditions.append(NumericCondition("x", intervals, missing=bool(rng.integers(2))))
+    expected = [[_reference_condition(c, v) for v in values.tolist()] for c in conditions]
+    assert [c.evaluate(values).tolist() for c in conditions] == expected
+    ruleset = Ruleset("set", tuple(Rule((c,), "p") for c in conditions), "n", ("x",), ("n", "p"), positive="p")
+    assert ruleset.covers(pd.DataFrame({"x": values})).T.tolist() == expected
+
+
+def test_equal_numeric_conditions_hash_equal() -> None:
+    intervals = [Interval(float(k), k + 0.5) for k in range(50)]
+    first, second = NumericCondition("x", intervals), NumericCondition("x", list(reversed(intervals)))
+    assert first == second and hash(first) == hash(second)
+    assert first != NumericCondition("x", intervals[:-1] + [Interval(49.0, 49.25)])

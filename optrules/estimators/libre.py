@@ -212,9 +212,10 @@ class LibreClassifier(RulesetClassifier):
 
         # 3. final boundary: union, filter and rank, weighted set cover
         union = np.concatenate(boundaries, axis=0) if boundaries else np.zeros((0, n_bits), bool)
-        if union.shape[0]:
-            _, first = np.unique(union, axis=0, return_index=True)
-            union = union[np.sort(first)]  # distinct points, in the order found
+        first: dict[bytes, int] = {}  # distinct points, in the order found, by their packed bits
+        for k, packed in enumerate(np.packbits(union, axis=1)):
+            first.setdefault(packed.tobytes(), k)
+        union = union[np.fromiter(first.values(), dtype=np.intp, count=len(first))]
         coverage = binning.coverage(union, codes)  # (points, samples)
         ranked = rank_boundary(coverage, is_positive, union.sum(axis=1), float(self.min_local_support),
                                self.top_k, weights)
