@@ -37,18 +37,10 @@ from optrules.exceptions import DegenerateFitWarning, InvalidParameterError, Pos
 from optrules.models.set_cover import MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
+from optrules.version import package_version
 from optrules.weights import validate_sample_weight
 
-__all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "package_version", "COMMON_PARAMETERS"]
-
-
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("optrules")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "unknown"
+__all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "COMMON_PARAMETERS"]
 
 
 #: Parameters every estimator has: how a numpy X marks its categorical columns, and how rare
