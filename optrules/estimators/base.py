@@ -317,7 +317,9 @@ def _plain_params(params: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def check_exact_options(solver: str, solver_options: dict | None, modeller: str, problem_class: ProblemClass) -> None:
-    """Check an exact method's solver, modeller and solver options before any work (errors name them)."""
+def check_exact_options(solver: str, solver_options: dict | None, modeller: str, problem_class: ProblemClass,
+                        installed: bool = True) -> None:
+    """Check an exact method's solver, modeller and solver options before any work (errors name them);
+    ``installed=False``: all but the solver's installation (a selection that will not solve)."""
     check_value("the exact selection", "modeller", OneOf(tuple(MODELLERS)), modeller)
-    check_solver_options(solver, solver_options, problem_class, modeller)
+    check_solver_options(solver, solver_options, problem_class, modeller, installed)
