@@ -22,13 +22,16 @@ mu is a ``cvxpy.Parameter``, so the J + 1 solves share one canonicalisation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 
 from optrules.models.cl import ClusterData
 from optrules.models.svm import weighted_sum
 from optrules.solvers import ProblemClass
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 __all__ = ["LowerBoundModel", "build", "problem_class"]
 
@@ -45,6 +48,8 @@ class LowerBoundModel:
 
 def build(data: ClusterData, C: float) -> LowerBoundModel:
     """(LB) with every feature penalised (mu = 1); set ``model.mu.value`` to free features."""
+    import cvxpy as cp
+
     n = data.n
     weights, total = data.hinge_weights()
     J = len(data.n_categories)

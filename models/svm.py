@@ -20,12 +20,15 @@ re-solves without rebuilding.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
 
 from optrules.solvers import ProblemClass
 from optrules.weights import validate_sample_weight
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 __all__ = ["SVMModel", "SVMSolution", "build", "extract", "objective_value", "problem_class", "sample_weights",
            "weighted_sum"]
@@ -45,6 +48,8 @@ def sample_weights(weights: np.ndarray | None, n: int) -> tuple[np.ndarray, floa
 def weighted_sum(xi: cp.Expression, weights: np.ndarray) -> cp.Expression:
     """sum_i w_i xi_i in cvxpy; with every weight 1 the plain ``cp.sum(xi)``, so that the unweighted
     models keep their canonical form bit for bit (``weights @ xi`` canonicalises differently)."""
+    import cvxpy as cp
+
     return cp.sum(xi) if (weights == 1.0).all() else weights @ xi
 
 
@@ -72,6 +77,8 @@ def build(dummies: np.ndarray, numeric: np.ndarray, y: np.ndarray, C: float,
           weights: np.ndarray | None = None) -> SVMModel:
     """SVM (1)-(6) on 0/1 ``dummies`` (n x D) and ``numeric`` (n x J') with labels ``y`` in {-1, +1}
     and sample ``weights`` (None: ones)."""
+    import cvxpy as cp
+
     n = len(y)
     y = np.asarray(y, dtype=float)
     w, total = sample_weights(weights, n)

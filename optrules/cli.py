@@ -5,6 +5,9 @@
     optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--time-limit 30] [--param alpha=0.7 ...]
     optrules datasets
     optrules methods
+
+Building the parser and listing the datasets or methods import neither scikit-learn, the compiled
+kernels nor a solver stack: each command imports what it runs when it runs.
 """
 
 from __future__ import annotations
@@ -13,16 +16,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
-
-import numpy as np
-from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
-from sklearn.model_selection import train_test_split
+from typing import TYPE_CHECKING, Any, Sequence
 
 from optrules.datasets import info, list_datasets, load
-from optrules.experiments import FitError, compare, default_methods, run, summary_table
-from optrules.experiments.report import exact_summary, markdown_table
-from optrules.registry import METHODS, make_estimator
+from optrules.exceptions import FitError
+from optrules.registry import METHODS, default_methods, make_estimator
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["main"]
 
@@ -53,6 +54,8 @@ def _time_limit(text: str) -> float | None:
 
 
 def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str, float]:
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
+
     return {
         "accuracy": accuracy_score(y_true, y_pred),
         "balanced_accuracy": balanced_accuracy_score(y_true, y_pred),
@@ -61,6 +64,10 @@ def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str,
 
 
 def _fit_command(args: argparse.Namespace) -> int:
+    from sklearn.model_selection import train_test_split
+
+    from optrules.experiments.report import exact_summary
+
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver
@@ -103,12 +110,17 @@ def _fit_command(args: argparse.Namespace) -> int:
 
 
 def _compare_command(args: argparse.Namespace) -> int:
+    from optrules.experiments import compare
+
     print(compare(args.dataset, args.methods, test_size=args.test_size, seed=args.seed,
                   time_limit=args.time_limit, jobs=args.jobs))
     return 0
 
 
 def _run_command(args: argparse.Namespace) -> int:
+    from optrules.experiments import run, summary_table
+    from optrules.experiments.report import markdown_table
+
     out = Path(args.out) if args.out else Path("results") / Path(args.config).stem
     results = run(args.config, jobs=args.jobs, scheduler=args.scheduler, out=out, resume=args.resume,
                   verbose=not args.quiet)
@@ -149,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     fit.set_defaults(run=_fit_command)
     comparison = commands.add_parser(
         "compare", help="fit the default exact and heuristic methods on one dataset, print a table and rules",
-        description=f"Default methods (the registered ones of optrules.experiments.compare.PREFERENCE): "
+        description=f"Default methods (the registered ones of optrules.registry.PREFERENCE): "
                     f"{', '.join(default_methods())}.")
     comparison.add_argument("dataset", choices=list_datasets())
     comparison.add_argument("--methods", nargs="+", metavar="METHOD", help="methods to compare instead")

@@ -23,7 +23,6 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import DataConversionWarning
 
 from optrules.exceptions import CategoryWarning
 from optrules.ruleset import CategoricalCondition, Condition, Ruleset, factorize_labels
@@ -184,6 +183,8 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
         labels = labels[:, 0]
         column_vector = True
     if column_vector:
+        from sklearn.exceptions import DataConversionWarning  # scikit-learn only when it warns
+
         warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape "
                       "of y to (n_samples, ), for example using ravel().", DataConversionWarning, stacklevel=3)
     if labels.ndim != 1:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-__all__ = ["InvalidParameterError", "OptrulesWarning", "DegenerateFitWarning", "PositiveClassWarning",
+__all__ = ["InvalidParameterError", "FitError", "OptrulesWarning", "DegenerateFitWarning", "PositiveClassWarning",
            "CategoryWarning"]
 
 
 class InvalidParameterError(ValueError, TypeError):
     """An estimator parameter of the wrong type or outside its range (a ValueError and a TypeError,
     as scikit-learn's own, so either ``except`` catches it)."""
+
+
+class FitError(RuntimeError):
+    """A fit that failed inside an experiment (the runner and its tune step raise it); the message
+    names the dataset, method and fold."""
 
 
 class OptrulesWarning(UserWarning):

@@ -3,26 +3,34 @@
 ``optrules.fit(X, y, method=..., **params)`` and the CLI and experiment runner find methods here, and
 ``tests/test_estimators.py`` walks every entry through scikit-learn's estimator checks, so a method
 added here cannot skip them.
+
+The registry names each estimator class by where it lives (``"module:Class"``) and imports it on the
+first use of :attr:`Method.estimator`, so listing the methods (``optrules methods``, ``--help``) costs
+no import of scikit-learn, the compiled kernels or a solver stack.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from optrules.estimators import (BottomUpClassifier, CLSVMClassifier, ColumnGenerationClassifier,
-                                 DecisionListClassifier, LibreClassifier, RulesetClassifier, SetCoverClassifier)
-from optrules.ruleset import Ruleset
+if TYPE_CHECKING:
+    from optrules.estimators import RulesetClassifier
+    from optrules.ruleset import Ruleset
 
-__all__ = ["Method", "METHODS", "get_method", "make_estimator", "fit"]
+__all__ = ["Method", "METHODS", "PREFERENCE", "default_methods", "get_method", "make_estimator", "fit"]
 
 
 @dataclass(frozen=True)
 class Method:
-    """A registered method: its estimator, whether it is exact, fixed and test parameters, its Ruleset kind."""
+    """A registered method: its estimator, whether it is exact, fixed and test parameters, its Ruleset kind.
+
+    ``estimator_source`` is the estimator class itself or the ``"module:Class"`` it is defined at;
+    :attr:`estimator` is the class either way (imported on first use)."""
 
     name: str
-    estimator: type[RulesetClassifier]
+    estimator_source: type[RulesetClassifier] | str
     exact: bool
     description: str
     fixed: dict[str, Any] = field(default_factory=dict)
@@ -35,72 +43,98 @@ class Method:
     prefix: str | None = None
     prefix_requires: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def estimator(self) -> type[RulesetClassifier]:
+        """The estimator class (its module imported here the first time)."""
+        if not isinstance(self.estimator_source, str):
+            return self.estimator_source
+        module, _, name = self.estimator_source.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+# Where each estimator class lives (imported by Method.estimator on first use).
+_SET_COVER = "optrules.estimators.set_cover:SetCoverClassifier"
+_COLUMN_GENERATION = "optrules.estimators.column_generation:ColumnGenerationClassifier"
+_LIBRE = "optrules.estimators.libre:LibreClassifier"
+_BOTTOM_UP = "optrules.estimators.libre:BottomUpClassifier"
+_DECISION_LIST = "optrules.estimators.decision_list:DecisionListClassifier"
+_CLSVM = "optrules.estimators.clsvm:CLSVMClassifier"
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("setcover", SetCoverClassifier, True,
+        Method("setcover", _SET_COVER, True,
                "rule set chosen among mined candidates by the weighted set-cover ILP",
                fixed={"selection": "ilp"},
                test_params={"candidates": {"max_len": 2, "max_candidates": 50},
                             "solver_options": {"mip_max_nodes": 1000}}),
-        Method("brcg", ColumnGenerationClassifier, True,
+        Method("brcg", _COLUMN_GENERATION, True,
                "Boolean rule set optimal over every conjunction of at most D literals, by column "
                "generation (Dash, Günlük & Wei 2018), with a certified bound",
                test_params={"max_literals": 2, "n_thresholds": 3, "max_iterations": 30, "random_state": 0}),
-        Method("brcg-beam", ColumnGenerationClassifier, False,
+        Method("brcg-beam", _COLUMN_GENERATION, False,
                "the same rule-set objective and space, columns priced by beam search only (heuristic "
                "column generation, as AIX360's BooleanRuleCG): no bound",
                fixed={"pricing": "beam"},
                test_params={"max_literals": 2, "n_thresholds": 3, "max_iterations": 30, "random_state": 0}),
-        Method("setcover-greedy", SetCoverClassifier, False,
+        Method("setcover-greedy", _SET_COVER, False,
                "rule set chosen among mined candidates by LIBRE's greedy weighted set cover",
                fixed={"selection": "greedy"},
                test_params={"candidates": {"max_len": 2, "max_candidates": 50}}, prefix="max_rules"),
-        Method("libre", LibreClassifier, False,
+        Method("libre", _LIBRE, False,
                "LIBRE: ensemble of bottom-up Boolean-lattice weak learners, greedy weighted set cover",
                test_params={"n_estimators": 3, "random_state": 0},
                prefix="max_rules", prefix_requires={"selection": "greedy"}),
-        Method("bottom-up", BottomUpClassifier, False,
+        Method("bottom-up", _BOTTOM_UP, False,
                "LIBRE's base bottom-up learner on all features, greedy weighted set cover",
                prefix="max_rules", prefix_requires={"selection": "greedy"}),
-        Method("append", DecisionListClassifier, False,
+        Method("append", _DECISION_LIST, False,
                "decision list, CN2 order: best Laplace rule appended, covered cases removed (each rule "
                "by exact OPUS-style search, the list greedily)",
                fixed={"strategy": "append"}, kind="list"),
-        Method("append-p2", DecisionListClassifier, False,
+        Method("append-p2", _DECISION_LIST, False,
                "append, stopping when no rule beats the Laplace value of 2 positives, 0 negatives "
                "(exact rule search, greedy list)",
                fixed={"strategy": "append-p2"}, kind="list"),
-        Method("prepend", DecisionListClassifier, False,
+        Method("prepend", _DECISION_LIST, False,
                "decision list grown from the default rule by prepending the rule that best fixes its "
                "errors (exact rule search, greedy list)",
                fixed={"strategy": "prepend"}, kind="list"),
-        Method("prepend-ip2", DecisionListClassifier, False,
+        Method("prepend-ip2", _DECISION_LIST, False,
                "prepend with intern (each rule as deep as accuracy allows) and p2 pruning of small "
                "disjuncts (exact rule search, greedy list)",
                fixed={"strategy": "prepend-ip2"}, kind="list"),
-        Method("svm-o", CLSVMClassifier, False,
+        Method("svm-o", _CLSVM, False,
                "linear SVM scorecard, one score per category (CLSVM paper's SVM_O baseline)",
                fixed={"strategy": "svm-o"}, kind="score"),
-        Method("svm-c", CLSVMClassifier, False,
+        Method("svm-c", _CLSVM, False,
                "CLSVM: SVM_O scores clustered per feature by exact 1-d MSSC, SVM refitted on the clusters",
                fixed={"strategy": "svm-c"}, kind="score"),
-        Method("cl-rr", CLSVMClassifier, False,
+        Method("cl-rr", _CLSVM, False,
                "CLSVM: QCQP relaxation of CL (Ipopt or SCIP), randomized rounding, SVM on the clusters",
                fixed={"strategy": "cl-rr"}, kind="score",
                test_params={"draws": 3, "random_state": 0}),
-        Method("clm-rr", CLSVMClassifier, False,
+        Method("clm-rr", _CLSVM, False,
                "CLSVM: convex QP relaxation of CL-bigM, randomized rounding, SVM on the clusters",
                fixed={"strategy": "clm-rr"}, kind="score", test_params={"draws": 3, "random_state": 0}),
-        Method("clm", CLSVMClassifier, True,
+        Method("clm", _CLSVM, True,
                "CLSVM: the CL-bigM MIQP (SCIP), warm-started from SVM_C",
                fixed={"strategy": "clm"}, kind="score", test_params={"solver_options": {"limits/nodes": 10}}),
-        Method("cl", CLSVMClassifier, True,
+        Method("cl", _CLSVM, True,
                "CLSVM: the CL MINLP solved globally by SCIP, warm-started from SVM_C",
                fixed={"strategy": "cl"}, kind="score", test_params={"solver_options": {"limits/nodes": 10}}),
     )
 }
+
+#: Methods ``optrules compare`` fits by default, in this order, when registered: one or two per
+#: family (set cover exact and greedy, column generation, LIBRE and its base learner, the Cluster-SVM
+#: strategies SVM_C and CLM, the decision lists prepend and append).
+PREFERENCE = ("setcover", "setcover-greedy", "brcg", "libre", "bottom-up", "svm-c", "clm", "prepend-ip2", "append")
+
+
+def default_methods() -> list[str]:
+    """:data:`PREFERENCE` restricted to the registered methods."""
+    return [name for name in PREFERENCE if name in METHODS]
 
 
 def get_method(name: str) -> Method:

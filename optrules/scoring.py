@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import f1_score
 
 __all__ = ["positive_f1"]
 
 
 def positive_f1(estimator: Any, X: Any, y: Any) -> float:
     """The F1-score of the fitted estimator's positive class on (X, y)."""
+    from sklearn.metrics import f1_score
+
     ruleset = estimator.ruleset_
     positive = ruleset.positive
     if positive is None:  # a multi-class list: each training row is in one row of its class counts

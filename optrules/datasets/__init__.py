@@ -26,6 +26,8 @@ Column conventions for the returned ``X``:
   are never converted to numbers);
 * numeric columns are ``float64``;
 * missing values are ``NaN``.
+
+Listing the datasets and their manifest entries reads JSON only; pandas is imported by the loaders.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ import os
 import re
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["list_datasets", "load", "info", "load_csv"]
 
@@ -152,6 +155,8 @@ def info(name: str) -> dict[str, Any]:
 @functools.lru_cache(maxsize=None)
 def _load_cached(canonical: str) -> tuple[pd.DataFrame, pd.Series]:
     """Read and type one bundled data set (cached; never hand out directly)."""
+    import pandas as pd
+
     entry = _manifest()[canonical]
     label = entry.get("label", _LABEL)
     categorical = list(entry.get("categorical", []))
@@ -240,6 +245,8 @@ def _as_numeric(values: pd.Series) -> pd.Series | None:
     A column is numeric when every non-missing value parses as a number
     (an all-missing column counts as numeric).
     """
+    import pandas as pd
+
     try:
         parsed = pd.to_numeric(values, errors="raise")
     except (ValueError, TypeError):
@@ -297,6 +304,8 @@ def load_csv(
             ``positive`` is not a value of the label column (the message lists
             the classes present).
     """
+    import pandas as pd
+
     file_path = Path(os.fspath(path))
     if not file_path.exists():
         raise FileNotFoundError(f"CSV file not found: {str(file_path)!r}")

@@ -37,18 +37,10 @@ from optrules.exceptions import DegenerateFitWarning, InvalidParameterError, Pos
 from optrules.models.set_cover import MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
+from optrules.version import package_version
 from optrules.weights import validate_sample_weight
 
-__all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "package_version", "COMMON_PARAMETERS"]
-
-
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("optrules")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "unknown"
+__all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "COMMON_PARAMETERS"]
 
 
 #: Parameters every estimator has: how a numpy X marks its categorical columns, and how rare
@@ -325,7 +317,9 @@ def _plain_params(params: dict[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def check_exact_options(solver: str, solver_options: dict | None, modeller: str, problem_class: ProblemClass) -> None:
-    """Check an exact method's solver, modeller and solver options before any work (errors name them)."""
+def check_exact_options(solver: str, solver_options: dict | None, modeller: str, problem_class: ProblemClass,
+                        installed: bool = True) -> None:
+    """Check an exact method's solver, modeller and solver options before any work (errors name them);
+    ``installed=False``: all but the solver's installation (a selection that will not solve)."""
     check_value("the exact selection", "modeller", OneOf(tuple(MODELLERS)), modeller)
-    check_solver_options(solver, solver_options, problem_class, modeller)
+    check_solver_options(solver, solver_options, problem_class, modeller, installed)

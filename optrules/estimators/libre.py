@@ -141,8 +141,10 @@ class LibreClassifier(RulesetClassifier):
 
     def _check_params(self) -> None:
         # checked for the greedy selection too (which does not use them), so that a typo in a config
-        # shared by exact and greedy runs is caught either way
-        check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
+        # shared by exact and greedy runs is caught either way; whether the solver is installed only
+        # when it will run, so that a greedy fit imports no solver stack
+        check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP,
+                            installed=self.selection == "ilp")
 
     # ------------------------------------------------------------------ fit
     def _draw_subsets(self, n_features: int, rng: np.random.Generator) -> list[tuple[int, ...]]:

@@ -6,7 +6,7 @@
     print(summary_table(results, "f1"))
 
 ``config`` validates a TOML file or dict, ``run`` fits every dataset x method x fold (joblib, or a
-Dask cluster through joblib's Dask backend) into a tidy table (a failed fit raises ``errors.FitError``), ``isolation`` runs a fit in a child
+Dask cluster through joblib's Dask backend) into a tidy table (a failed fit raises ``optrules.exceptions.FitError``), ``isolation`` runs a fit in a child
 process that may crash or time out, ``resume`` logs finished rows for resuming a run, ``output``
 writes the table with the resolved configuration, ``report`` makes the paper-style tables, ``plots`` the figures and ``compare`` is
 ``optrules compare``: the default methods on one dataset's hold-out split. See docs/experiments.md.
@@ -14,7 +14,7 @@ writes the table with the resolved configuration, ``report`` makes the paper-sty
 
 from optrules.experiments.compare import compare, default_methods
 from optrules.experiments.config import ConfigError, ExperimentConfig, load_config
-from optrules.experiments.errors import FitError
+from optrules.exceptions import FitError
 from optrules.experiments.report import markdown_report, summary_table
 from optrules.experiments.run import COLUMNS, TIMING_COLUMNS, run
 

@@ -1,10 +1,9 @@
 """``optrules compare DATASET``: the default exact and heuristic methods on one stratified hold-out split.
 
-The default methods are :data:`PREFERENCE` filtered by what is registered, so a method joins the
-comparison as soon as its branch registers it under one of these names; the list keeps one or two
-methods per family (set cover exact and greedy, column generation, LIBRE and its base learner, the Cluster-SVM
-strategies SVM_C and CLM, the decision lists prepend and append) to stay well under a minute on the
-bundled datasets. Methods that solve models get ``time_limit`` seconds for their exact part (its
+The default methods are :data:`optrules.registry.PREFERENCE` filtered by what is registered, so a
+method joins the comparison as soon as its branch registers it under one of these names; the list
+keeps one or two methods per family to stay well under a minute on the bundled datasets. (The list
+lives in the registry so that ``optrules --help`` can name it without importing the experiment runner.) Methods that solve models get ``time_limit`` seconds for their exact part (its
 warm start, model load and solve); one stopped at the limit shows its status, best bound and gap,
 and one that returned its warm start says so under the table.
 """
@@ -18,18 +17,10 @@ import pandas as pd
 
 from optrules.experiments.config import load_config
 from optrules.experiments.run import execute, results_frame
-from optrules.registry import METHODS
+from optrules.registry import METHODS, PREFERENCE, default_methods
 from optrules.ruleset import Ruleset
 
 __all__ = ["PREFERENCE", "Comparison", "compare", "default_methods"]
-
-#: Methods compared by default, in this order, when registered.
-PREFERENCE = ("setcover", "setcover-greedy", "brcg", "libre", "bottom-up", "svm-c", "clm", "prepend-ip2", "append")
-
-
-def default_methods() -> list[str]:
-    """:data:`PREFERENCE` restricted to the registered methods."""
-    return [name for name in PREFERENCE if name in METHODS]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from optrules.estimators import package_version
+from optrules.version import package_version
 from optrules.experiments.config import ExperimentConfig
 from optrules.experiments.report import markdown_report
 

@@ -39,7 +39,7 @@ from optrules.data import binarize_target, validate_target
 from optrules.estimators import RulesetClassifier
 from optrules.exceptions import OptrulesWarning
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
-from optrules.experiments.errors import FitError
+from optrules.exceptions import FitError
 from optrules.experiments.isolation import Ending, call_in_child
 from optrules.experiments.resume import RowLog, dataset_setup
 from optrules.experiments.tune import TUNE_PREFIX, inner_scores, tune_tasks

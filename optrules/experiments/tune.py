@@ -78,7 +78,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from optrules.estimators import RulesetClassifier
-from optrules.experiments.errors import FitError
+from optrules.exceptions import FitError
 from optrules.registry import METHODS, get_method, make_estimator, unknown_parameters
 
 if TYPE_CHECKING:  # run.py imports this module

@@ -74,11 +74,13 @@ def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any
 
 def check_solver_options(solver: str, options: Mapping[str, Any] | None,
                          problem_class: ProblemClass | str | None = None,
-                         interface: str | None = None) -> dict[str, Any]:
+                         interface: str | None = None, installed: bool = True) -> dict[str, Any]:
     """Validate ``solver`` and its ``options`` before any work: the solver name; with
     ``problem_class`` and ``interface``, that it is installed and capable; the unified options
     (:func:`check_unified`); and, where the solver can list them, the native options' names, types
-    and ranges.
+    and ranges. ``installed=False`` leaves out the check that the solver is installed (for a
+    configuration whose solver may never run: its package is then not imported unless native
+    options need checking).
 
     Returns the checked options (as :func:`check_unified`). Raises ``UnknownSolverError``,
     ``UnsupportedProblemError`` or ``SolverNotInstalledError`` for the solver, and ``SolverError``
@@ -86,7 +88,7 @@ def check_solver_options(solver: str, options: Mapping[str, Any] | None,
     """
     spec = spec_for(solver)
     if problem_class is not None and interface is not None:
-        backend_for(solver, as_class(problem_class), interface)
+        backend_for(solver, as_class(problem_class), interface, installed)
     opts = check_unified(options)
     native = {k: v for k, v in opts.items() if k not in UNIFIED}
     checker = _NATIVE_CHECKERS.get(spec.name)

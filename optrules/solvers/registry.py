@@ -199,8 +199,12 @@ def spec_for(solver: str) -> SolverSpec:
     return spec
 
 
-def backend_for(solver: str, problem_class: ProblemClass, interface: str) -> tuple[SolverSpec, Backend]:
-    """The backend that will run, or the error that says what to use or install instead."""
+def backend_for(solver: str, problem_class: ProblemClass, interface: str,
+                installed: bool = True) -> tuple[SolverSpec, Backend]:
+    """The backend that will run, or the error that says what to use or install instead.
+
+    ``installed=False`` checks the name and the capability only, which needs no import of the
+    solver's package (for a configuration whose solver may never run)."""
     spec = spec_for(solver)
     backend = spec.backends.get(interface)
     if backend is None or problem_class not in backend.classes:
@@ -211,7 +215,7 @@ def backend_for(solver: str, problem_class: ProblemClass, interface: str) -> tup
             f"no installed solver can solve {problem_class.value} through {interface}"
             + ("; build a Pyomo model and use scip" if interface == "cvxpy" else ""))
         raise UnsupportedProblemError(f"{how}; {hint}")
-    if not is_installed(backend):
+    if installed and not is_installed(backend):
         raise SolverNotInstalledError(
             f"solver {solver!r} is not installed for {interface}; install it with: {spec.install}"
         )

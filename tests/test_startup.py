@@ -1,0 +1,134 @@
+"""Start-up: what ``import optrules`` and the CLI's listings import, the lazy public names, and the
+numba cache a fresh process loads instead of compiling. Each check runs a fresh interpreter (the
+test process has imported everything already) and reads its ``sys.modules``: none depends on speed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import optrules
+import optrules.estimators
+
+ROOT = Path(optrules.__file__).resolve().parent.parent
+SOLVER_STACKS = ("pyomo", "cvxpy", "highspy", "pyscipopt", "clarabel", "cyipopt")
+#: Also left out of ``import optrules`` and the CLI listings.
+HEAVY = (*SOLVER_STACKS, "sklearn", "numba", "pandas", "scipy")
+
+#: Prints the top-level packages of ``watched`` in sys.modules after running ``code``.
+PROBE = """
+import json, sys
+{code}
+print(json.dumps(sorted({{name.partition(".")[0] for name in sys.modules}} & set({watched!r}))))
+"""
+
+
+def fresh(code: str, watched: tuple[str, ...] = HEAVY) -> list[str]:
+    """The packages of ``watched`` that ``code`` leaves imported in a new interpreter."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-c", PROBE.format(code=code, watched=watched)], env=env, cwd=ROOT,
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_import_optrules_imports_no_heavy_package() -> None:
+    assert fresh("import optrules") == []
+
+
+@pytest.mark.parametrize("command", ["--help", "datasets", "methods"])
+def test_cli_listings_import_no_solver_stack_nor_scikit_learn_nor_numba(command: str) -> None:
+    code = ("from optrules.cli import main\n"
+            "try:\n"
+            f"    main([{command!r}])\n"
+            "except SystemExit:\n"
+            "    pass")
+    assert fresh(code) == []
+
+
+def test_cli_listings_still_list_everything(capsys) -> None:
+    from optrules.cli import main
+    from optrules.datasets import list_datasets
+
+    assert main(["methods"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == sorted(optrules.METHODS)
+    assert main(["datasets"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == list_datasets()
+
+
+@pytest.mark.parametrize("package", [optrules, optrules.estimators], ids=lambda p: p.__name__)
+def test_every_public_name_resolves_to_its_home(package) -> None:
+    assert all(getattr(package, name) is not None for name in package.__all__)
+    assert set(package.__all__) <= set(dir(package))
+    namespace: dict = {}
+    exec(f"from {package.__name__} import *", namespace)
+    assert set(package.__all__) <= set(namespace)
+
+
+def test_registry_names_resolve_to_their_estimators() -> None:
+    for name, method in optrules.METHODS.items():
+        assert issubclass(method.estimator, optrules.RulesetClassifier), name
+    assert optrules.METHODS["libre"].estimator is optrules.LibreClassifier
+    assert optrules.METHODS["setcover"].estimator is optrules.SetCoverClassifier
+
+
+def test_submodules_and_version_as_attributes_unknown_names_refused() -> None:
+    assert fresh("import optrules\nassert optrules.ruleset.Ruleset is optrules.Ruleset") == ["pandas"]
+    assert isinstance(optrules.__version__, str) and optrules.__version__
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        optrules.no_such_name  # noqa: B018
+
+
+def test_an_estimator_imports_only_what_its_family_needs() -> None:
+    assert fresh("from optrules import LibreClassifier", SOLVER_STACKS) == []
+    assert fresh("from optrules import CLSVMClassifier", SOLVER_STACKS) == []
+    assert fresh("from optrules import SetCoverClassifier", SOLVER_STACKS) == []
+
+
+def test_fit_after_a_lazy_import_and_greedy_fits_import_no_solver() -> None:
+    code = ("import numpy as np\n"
+            "import optrules\n"
+            "rng = np.random.default_rng(0)\n"
+            "X = rng.uniform(0, 1, size=(200, 3))\n"
+            "y = (X[:, 0] > 0.5).astype(int)\n"
+            "ruleset = optrules.fit(X, y, method='libre', n_estimators=2, random_state=0)\n"
+            "assert ruleset.n_rules >= 1 and (ruleset.predict(X) == y).mean() > 0.9\n"
+            "optrules.fit(X, y, method='setcover-greedy')")
+    assert fresh(code, SOLVER_STACKS) == []
+    exact = fresh(code + "\noptrules.fit(X, y, method='setcover')", SOLVER_STACKS)
+    assert "highspy" in exact  # the ILP imports its solver when it runs
+
+
+#: A LIBRE fit in a fresh process; prints the numba cache hits and misses of the package's kernels.
+CACHE_PROBE = """
+import json, sys
+import numpy as np
+import optrules
+from numba.core.registry import CPUDispatcher
+rng = np.random.default_rng(0)
+X = rng.uniform(0, 100, size=(300, 4))
+y = (X[:, 0] + X[:, 1] > 100).astype(int)
+optrules.fit(X, y, method="libre", n_estimators=2, random_state=0)
+kernels = [value for name, module in list(sys.modules.items()) if name.startswith("optrules")
+           for value in vars(module).values() if isinstance(value, CPUDispatcher)]
+print(json.dumps([sum(sum(k.stats.cache_hits.values()) for k in kernels),
+                  sum(sum(k.stats.cache_misses.values()) for k in kernels)]))
+"""
+
+
+def test_a_fresh_process_loads_the_kernels_from_the_numba_cache() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run() -> list[int]:
+        result = subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env, cwd=ROOT, capture_output=True,
+                                text=True, check=True)
+        return json.loads(result.stdout.splitlines()[-1])
+
+    run()  # fills the cache where this checkout has not yet
+    hits, misses = run()
+    assert misses == 0 and hits > 0  # the second process compiles nothing: every kernel it calls is loaded
