@@ -371,3 +371,33 @@ def test_numeric_features_are_discretised_as_asked():
     assert [lay.cuts for lay in chimerge.binning_.layout_] != [lay.cuts for lay in model.binning_.layout_]
     for fitted in (model, chimerge):  # the printed intervals predict as the bins did in training
         assert fitted.score(X, y) == pytest.approx(fitted.ruleset_.meta["training_accuracy"][-1])
+
+
+@pytest.mark.parametrize("discretization", ["chimerge", "equal_frequency"])
+@pytest.mark.parametrize("cap", [2, 3, 5])
+def test_numeric_tests_are_capped_at_max_intervals(discretization, cap):
+    rng = np.random.default_rng(cap)
+    X = pd.DataFrame(rng.random((300, 4)), columns=["a", "b", "c", "d"])
+    X.loc[rng.random(300) < 0.1, "d"] = np.nan
+    y = np.where((X["a"] > 0.5) ^ (rng.random(300) < 0.2), "yes", "no")
+    model = DecisionListClassifier(strategy="prepend-ip2", discretization=discretization,
+                                   discretization_params={"n_bins": 8} if discretization == "equal_frequency"
+                                   else {"threshold": 0.0}, max_intervals=cap, max_nodes=20_000).fit(X, y)
+    meta = model.ruleset_.meta
+    assert meta["n_tests"] <= 4 * cap + 1  # one test per interval, one for d's missing values
+    for layout in model.binning_.layout_:
+        assert layout.n_value_bins <= cap and len(layout.cuts) <= cap - 1
+    uncapped = DecisionListClassifier(strategy="prepend-ip2", discretization=discretization,
+                                      discretization_params=model.discretization_params, max_intervals=None,
+                                      max_nodes=20_000).fit(X, y)
+    assert max(layout.n_value_bins for layout in uncapped.binning_.layout_) > cap
+
+
+def test_search_counts_in_meta():
+    X, y = optrules.load("breast_cancer")
+    meta = DecisionListClassifier(strategy="prepend-ip2", max_nodes=200).fit(X, y).ruleset_.meta
+    assert meta["proven"] + meta["unproven_searches"] == meta["searches"]
+    assert meta["proven_share"] == pytest.approx(meta["proven"] / meta["searches"])
+    assert 0 < meta["proven_share"] < 1
+    exact = DecisionListClassifier(strategy="prepend-ip2").fit(*optrules.load("monk1")).ruleset_.meta
+    assert exact["proven_share"] == 1.0 and exact["proven"] == exact["searches"]
