@@ -19,7 +19,7 @@ from optrules.learners.attribute_tests import attribute_tests
 from optrules.estimators import DecisionListClassifier
 from optrules.learners.decision_list import (P2_VALUE, STRATEGIES, intern_position, learn_append,
                                              learn_prepend, majority_class)
-from optrules.learners.opus import best_rule, laplace
+from optrules.learners.opus import best_rule, brute_force_best_rule, laplace
 from optrules.registry import make_estimator
 
 PROPERTY = settings(derandomize=True, max_examples=60, deadline=None)
@@ -401,3 +401,22 @@ def test_search_counts_in_meta():
     assert 0 < meta["proven_share"] < 1
     exact = DecisionListClassifier(strategy="prepend-ip2").fit(*optrules.load("monk1")).ruleset_.meta
     assert exact["proven_share"] == 1.0 and exact["proven"] == exact["searches"]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), cap=st.integers(2, 4))
+def test_search_is_exact_on_capped_numeric_tests(seed, cap):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.random((60, 3)), columns=["a", "b", "c"])
+    y = np.where((X["a"] > 0.4) & (X["b"] < 0.7) ^ (rng.random(60) < 0.15), "yes", "no")
+    binning = FeatureBinning(method="equal_frequency", n_bins=cap).fit(X, y)
+    tests = attribute_tests(binning, binning.bin_index(X))
+    assert tests.n_tests <= 3 * cap
+    positive, negative = y == "yes", (y == "no") & (rng.random(60) < 0.8)  # some cases count as neither
+    found = best_rule(tests.holds, positive, negative).rule
+    truth = brute_force_best_rule(tests.holds, positive, negative)
+    assert (found is None) == (truth is None)
+    if truth is not None:
+        assert found.key == truth.key
+        covered = tests.covers(found.tests)
+        assert (found.positive, found.negative) == ((covered & positive).sum(), (covered & negative).sum())
