@@ -19,7 +19,7 @@ from optrules.learners.attribute_tests import attribute_tests
 from optrules.estimators import DecisionListClassifier
 from optrules.learners.decision_list import (P2_VALUE, STRATEGIES, intern_position, learn_append,
                                              learn_prepend, majority_class)
-from optrules.learners.opus import best_rule, laplace
+from optrules.learners.opus import best_rule, brute_force_best_rule, laplace
 from optrules.registry import make_estimator
 
 PROPERTY = settings(derandomize=True, max_examples=60, deadline=None)
@@ -371,3 +371,52 @@ def test_numeric_features_are_discretised_as_asked():
     assert [lay.cuts for lay in chimerge.binning_.layout_] != [lay.cuts for lay in model.binning_.layout_]
     for fitted in (model, chimerge):  # the printed intervals predict as the bins did in training
         assert fitted.score(X, y) == pytest.approx(fitted.ruleset_.meta["training_accuracy"][-1])
+
+
+@pytest.mark.parametrize("discretization", ["chimerge", "equal_frequency"])
+@pytest.mark.parametrize("cap", [2, 3, 5])
+def test_numeric_tests_are_capped_at_max_intervals(discretization, cap):
+    rng = np.random.default_rng(cap)
+    X = pd.DataFrame(rng.random((300, 4)), columns=["a", "b", "c", "d"])
+    X.loc[rng.random(300) < 0.1, "d"] = np.nan
+    y = np.where((X["a"] > 0.5) ^ (rng.random(300) < 0.2), "yes", "no")
+    model = DecisionListClassifier(strategy="prepend-ip2", discretization=discretization,
+                                   discretization_params={"n_bins": 8} if discretization == "equal_frequency"
+                                   else {"threshold": 0.0}, max_intervals=cap, max_nodes=20_000).fit(X, y)
+    meta = model.ruleset_.meta
+    assert meta["n_tests"] <= 4 * cap + 1  # one test per interval, one for d's missing values
+    for layout in model.binning_.layout_:
+        assert layout.n_value_bins <= cap and len(layout.cuts) <= cap - 1
+    uncapped = DecisionListClassifier(strategy="prepend-ip2", discretization=discretization,
+                                      discretization_params=model.discretization_params, max_intervals=None,
+                                      max_nodes=20_000).fit(X, y)
+    assert max(layout.n_value_bins for layout in uncapped.binning_.layout_) > cap
+
+
+def test_search_counts_in_meta():
+    X, y = optrules.load("breast_cancer")
+    meta = DecisionListClassifier(strategy="prepend-ip2", max_nodes=200).fit(X, y).ruleset_.meta
+    assert meta["proven"] + meta["unproven_searches"] == meta["searches"]
+    assert meta["proven_share"] == pytest.approx(meta["proven"] / meta["searches"])
+    assert 0 < meta["proven_share"] < 1
+    exact = DecisionListClassifier(strategy="prepend-ip2").fit(*optrules.load("monk1")).ruleset_.meta
+    assert exact["proven_share"] == 1.0 and exact["proven"] == exact["searches"]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), cap=st.integers(2, 4))
+def test_search_is_exact_on_capped_numeric_tests(seed, cap):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.random((60, 3)), columns=["a", "b", "c"])
+    y = np.where((X["a"] > 0.4) & (X["b"] < 0.7) ^ (rng.random(60) < 0.15), "yes", "no")
+    binning = FeatureBinning(method="equal_frequency", n_bins=cap).fit(X, y)
+    tests = attribute_tests(binning, binning.bin_index(X))
+    assert tests.n_tests <= 3 * cap
+    positive, negative = y == "yes", (y == "no") & (rng.random(60) < 0.8)  # some cases count as neither
+    found = best_rule(tests.holds, positive, negative).rule
+    truth = brute_force_best_rule(tests.holds, positive, negative)
+    assert (found is None) == (truth is None)
+    if truth is not None:
+        assert found.key == truth.key
+        covered = tests.covers(found.tests)
+        assert (found.positive, found.negative) == ((covered & positive).sum(), (covered & negative).sum())

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from optrules.learners.attribute_tests import AttributeTests
 from optrules.learners.opus import Candidate, CaseWeights, best_rule, case_weights, laplace
@@ -114,10 +115,12 @@ class LearnedList:
 
 
 class _Searcher:
-    """Finds the best rule over all classes, keeping count of the search effort."""
+    """Finds the best rule over all classes, keeping count of the search effort and showing it on a
+    progress bar (one tick per rule search; silent unless stderr is a terminal)."""
 
     def __init__(self, holds: np.ndarray, n_classes: int, weights: CaseWeights | None, min_value: float,
-                 max_nodes: int | None) -> None:
+                 max_nodes: int | None, name: str) -> None:
+        self.progress = tqdm(desc=name, unit="search", disable=None, leave=False)
         self.holds = holds
         self.n_classes = n_classes
         self.weights = weights
@@ -140,6 +143,8 @@ class _Searcher:
             self.nodes += result.nodes
             self.searches += 1
             self.unproven += int(not result.proven)
+            self.progress.set_postfix(nodes=self.nodes, unproven=self.unproven, refresh=False)
+            self.progress.update()
             if result.rule is not None:
                 found = (c, result.rule)
         return found
@@ -190,7 +195,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: 
     """The paper's ``append`` (CN2's covering loop with exact rule search); ``min_value=P2_VALUE``
     gives ``append-p2``. ``weights``: one non-negative number per case (None: ones)."""
     cases = _list_weights(weights, y.shape[0])
-    searcher = _Searcher(tests.holds, n_classes, cases, min_value, max_nodes)
+    searcher = _Searcher(tests.holds, n_classes, cases, min_value, max_nodes, "append")
     remaining = np.ones(y.shape[0], dtype=bool) if cases is None else cases.counted.copy()
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
@@ -202,6 +207,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: 
         rules.append(ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.append(tests.covers(rule.tests))
         remaining &= ~covers[-1]
+    searcher.progress.close()
     default = majority_class(y, n_classes, cases)
     accuracy = _accuracy(_predictions(rules, deciding_rules(covers, y.shape[0]), default) == y, cases)
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
@@ -240,7 +246,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
     n = y.shape[0]
     cases = _list_weights(weights, n)
     default = majority_class(y, n_classes, cases)
-    searcher = _Searcher(tests.holds, n_classes, cases, max(float(min_value), 0.5), max_nodes)
+    searcher = _Searcher(tests.holds, n_classes, cases, max(float(min_value), 0.5), max_nodes, "prepend")
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
     first = deciding_rules(covers, n)
@@ -258,5 +264,6 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
         first = deciding_rules(covers, n)
         correct = _predictions(rules, first, default) == y
         accuracy.append(_accuracy(correct, cases))
+    searcher.progress.close()
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        tuple(accuracy))
