@@ -18,10 +18,12 @@ child imports its library, builds the data, then times ``fit`` alone with ``time
 (CPU seconds of every thread of the process) and ``time.perf_counter`` (wall), so the CPU figures
 include whatever a first fit in a process pays (e.g. loading compiled kernels), and the imports do
 not count. Figures are medians over ``--repeats`` runs (#rules and F1 too; they do not vary for the
-seeded methods). A fit that runs longer than ``--timeout`` wall seconds is stopped and reported as
+seeded methods). A child that uses more than ``--timeout`` CPU seconds (``RLIMIT_CPU``: a limit
+that does not depend on what else the shared machine runs; it counts the child's imports and data
+too) or more than ``--wall-factor`` times that in wall seconds is stopped, and the fit reported as
 "did not finish"; that method is then not run on larger synthetic data. ``x RIPPER`` is RIPPER's
 median CPU seconds over the method's, both measured in the same run (">" when RIPPER did not finish,
-against the timeout).
+against the CPU timeout).
 
 #rules: optrules' ``len(ruleset_.rules)``; RIPPER's ``len(ruleset_.rules)``; imodels' ``rules_``
 (RuleFit: the rules kept by its lasso; Skope: the deduplicated rules), or the boosted rules
@@ -33,7 +35,8 @@ are read as a rule set (positive where any rule fires, as skope-rules defines it
     python benchmarks/peers.py [--rows 1000 10000 100000] [--repeats 3] [--timeout 1800]
                                [--methods ripper setcover-greedy ...] [--datasets heart_statlog ...]
 
-Prints the rows as they come and writes ``benchmarks/results/peers.md`` and ``peers.json`` beside it.
+Prints the rows as they come and writes ``benchmarks/results/peers.md`` at the end, and ``peers.json``
+beside it after every (data, method), so that a run stopped early keeps what it measured.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import importlib.util
 import json
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -154,21 +158,27 @@ def _fit_and_score(method: str, spec: dict, ilp_time_limit: float) -> dict:
 
 # -------------------------------------------------------------------------------------------- parent
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+def _limits(cpu_seconds: float):
+    """The child's resource limits: address space, and CPU seconds (SIGXCPU, then SIGKILL)."""
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds), int(cpu_seconds) + 5))
+    return apply
 
 
-def run_child(method: str, spec: dict, timeout: float, ilp_time_limit: float) -> dict:
+def run_child(method: str, spec: dict, timeout: float, ilp_time_limit: float, wall_factor: float) -> dict:
     """One fit in a fresh process; {"status": "ok", ...figures} or {"status": "timeout" / "failed"}."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child",
                json.dumps({"method": method, "spec": spec, "ilp_time_limit": ilp_time_limit})]
     env = dict(os.environ, PYTHONHASHSEED="0")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env,
-                              preexec_fn=_limit_memory)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=wall_factor * timeout, env=env,
+                              preexec_fn=_limits(timeout))
     except subprocess.TimeoutExpired:
-        return {"status": "timeout"}
+        return {"status": "timeout", "error": f"more than {wall_factor * timeout:g} wall seconds"}
+    if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return {"status": "timeout", "error": f"more than {timeout:g} CPU seconds"}
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
         message = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -180,11 +190,12 @@ def installed(method: str) -> bool:
     return method not in PEERS or importlib.util.find_spec(PEERS[method]) is not None
 
 
-def measure(method: str, spec: dict, repeats: int, timeout: float, ilp_time_limit: float) -> dict:
+def measure(method: str, spec: dict, repeats: int, timeout: float, ilp_time_limit: float,
+            wall_factor: float) -> dict:
     """Medians over ``repeats`` fresh-process fits; stops at the first fit that does not finish."""
     runs = []
     for _ in range(repeats):
-        result = run_child(method, spec, timeout, ilp_time_limit)
+        result = run_child(method, spec, timeout, ilp_time_limit, wall_factor)
         if result["status"] != "ok":
             return result
         runs.append(result)
@@ -208,8 +219,8 @@ def table_rows(results: list[dict], timeout: float) -> list[dict]:
             if reference["status"] == "ok":
                 ratio = f"{reference['cpu'] / max(r['cpu'], 1e-9):.1f}"
             elif reference["status"] == "timeout":
-                ratio = f"> {timeout / max(r['cpu'], 1e-9):.0f} (wall)"
-        status = {"ok": "", "timeout": f"did not finish in {timeout:g} s",
+                ratio = f"> {timeout / max(r['cpu'], 1e-9):.0f}"
+        status = {"ok": "", "timeout": f"did not finish ({r.get('error', '')})",
                   "failed": f"failed: {r.get('error', '')}"}[r["status"]]
         nan = float("nan")
         rows.append({"data": r["data"], "method": r["method"],
@@ -226,13 +237,19 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="*", default=list(DEFAULT_DATASETS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=METHODS)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--timeout", type=float, default=1800.0, help="wall seconds per fit")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="CPU seconds per fit (its child process)")
+    parser.add_argument("--wall-factor", type=float, default=4.0, help="wall limit: this many times --timeout")
     parser.add_argument("--ilp-time-limit", type=float, default=120.0, help="setcover's solver time limit")
     parser.add_argument("--out", default=str(HERE / "results" / "peers.md"))
+    parser.add_argument("--report", help="only write the markdown of a results JSON this script wrote")
     args = parser.parse_args()
     if args.child:
         job = json.loads(args.child)
         print(json.dumps(_fit_and_score(job["method"], job["spec"], job["ilp_time_limit"])), flush=True)
+        return
+    if args.report:
+        results = json.loads(Path(args.report).read_text())
+        write_markdown(Path(args.out), results, [], args.timeout)
         return
 
     missing = [m for m in args.methods if not installed(m)]
@@ -241,23 +258,27 @@ def main() -> None:
         print(f"skipped {m}: {PEERS[m]} is not installed (pip install -e \".[peers]\")", flush=True)
     specs = [{"kind": "synthetic", "rows": n} for n in sorted(args.rows)]
     specs += [{"kind": "dataset", "dataset": name} for name in args.datasets]
-    results, stopped = [], set()
+    results, stopped, out = [], set(), Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     for spec in specs:
         for method in methods:
             if spec["kind"] == "synthetic" and method in stopped:
                 continue
             result = {"data": _label(spec), "method": method,
-                      **measure(method, spec, args.repeats, args.timeout, args.ilp_time_limit)}
+                      **measure(method, spec, args.repeats, args.timeout, args.ilp_time_limit, args.wall_factor)}
             if spec["kind"] == "synthetic" and result["status"] != "ok":
                 stopped.add(method)
             results.append(result)
             print(json.dumps(result), flush=True)
+            out.with_suffix(".json").write_text(json.dumps(results, indent=1))  # kept as the run goes
+    write_markdown(out, results, missing, args.timeout)
 
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(results, indent=1))
+
+def write_markdown(out: Path, results: list[dict], missing: list[str], timeout: float) -> None:
+    """The results page: the table, the peers skipped, the methods stopped on the synthetic sizes."""
     not_run = [f"{r['method']} at {r['data']} and larger" for r in results
                if r["status"] != "ok" and r["data"].startswith("synthetic")]
-    body = markdown_table(table_rows(results, args.timeout)) + "\n"
+    body = markdown_table(table_rows(results, timeout)) + "\n"
     if missing:
         body += "\nNot installed, skipped: " + ", ".join(missing) + ".\n"
     if not_run:
