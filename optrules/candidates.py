@@ -11,7 +11,8 @@ Conjunctions of up to ``max_len`` atoms on distinct features are grown Apriori-s
 is extended only if it covers at least ``min_support`` of the positives (a share of them), which is
 anti-monotone, so nothing frequent is missed. Coverage is held as packed uint64 bitsets and supports
 are popcounts. Candidates are then kept if they cover a larger share of the positives than of the
-negatives (local support, as in LIBRE's filter), deduplicated by coverage (fewest atoms kept), and
+negatives (local support, as in LIBRE's filter), deduplicated by coverage (fewest atoms kept; the
+coverages are hashed, and only as far down the ranking as ``max_candidates`` distinct ones reach), and
 the ``max_candidates`` best are returned, ranked by exclusiveness lsup+ / (lsup+ + lsup-), then
 positive support, then fewer atoms. A missing value satisfies no atom.
 
@@ -107,11 +108,12 @@ def _atoms(X: pd.DataFrame, schema: Schema, is_positive: np.ndarray, weights: np
 
 @dataclass
 class _Level:
-    """The frequent conjunctions of one length: their atoms (indices into the frequent atoms), their
-    supports, and their packed coverage, either formed (``bits``, for the levels that are extended)
-    or as the rows of the previous level and the atoms they join (the last level, never formed)."""
+    """The frequent conjunctions of one length: their atoms (a row of indices into the frequent atoms
+    per conjunction, increasing), their supports, and their packed coverage, either formed (``bits``,
+    for the levels that are extended) or as the rows of the previous level and the atoms they join
+    (the last level, never formed)."""
 
-    items: list[tuple[int, ...]]
+    items: np.ndarray
     pos: np.ndarray
     neg: np.ndarray
     bits: np.ndarray | None = None
@@ -119,15 +121,19 @@ class _Level:
     parents: np.ndarray | None = None
     atoms: np.ndarray | None = None
 
+    def __len__(self) -> int:
+        return self.items.shape[0]
+
     def rows(self, index: np.ndarray, atom_bits: np.ndarray) -> np.ndarray:
         if self.bits is not None:
             return self.bits[index]
         return self.parent_bits[self.parents[index]] & atom_bits[self.atoms[index]]
 
-    def hashes(self, atom_bits: np.ndarray) -> np.ndarray:
+    def hashes(self, index: np.ndarray, atom_bits: np.ndarray) -> np.ndarray:
+        """The two hashes of the coverage of the conjunctions ``index`` of this level."""
         if self.bits is not None:
-            return row_hashes(np.ascontiguousarray(self.bits))
-        return joined_hashes(np.ascontiguousarray(self.parent_bits), atom_bits, self.parents, self.atoms)
+            return row_hashes(np.ascontiguousarray(self.bits[index]))
+        return joined_hashes(self.parent_bits, atom_bits, self.parents[index], self.atoms[index])
 
 
 def _weighted_extensions(parent_bits: np.ndarray, weighted_pos: np.ndarray, weighted_neg: np.ndarray,
@@ -168,19 +174,37 @@ def _weighted_extensions(parent_bits: np.ndarray, weighted_pos: np.ndarray, weig
             np.concatenate(positives), np.concatenate(negatives))
 
 
+def _hashes(levels: list[_Level], index: np.ndarray, atom_bits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The two coverage hashes of the conjunctions of global indices ``index``, in that order."""
+    level_of = np.searchsorted(offsets, index, side="right") - 1
+    out = np.empty((len(index), 2), dtype=np.uint64)
+    for k, level in enumerate(levels):
+        at = np.flatnonzero(level_of == k)
+        if at.size:
+            out[at] = level.hashes(index[at] - offsets[k], atom_bits)
+    return out
+
+
 def _distinct_in_order(levels: list[_Level], ranked: np.ndarray, atom_bits: np.ndarray,
-                       offsets: np.ndarray) -> np.ndarray:
+                       offsets: np.ndarray, limit: int) -> np.ndarray:
     """The positions in ``ranked`` (global indices of conjunctions) of the first conjunction of each
-    distinct coverage, in order. Coverages are equal when both hashes agree; if a first hash agrees
-    and the second does not, the rows are compared themselves."""
-    if len(ranked) == 0:
-        return np.zeros(0, dtype=np.int64)
-    hashes = np.concatenate([level.hashes(atom_bits) for level in levels])[ranked]
-    _, first, inverse = np.unique(hashes[:, 0], return_index=True, return_inverse=True)
-    if (hashes[:, 1] != hashes[first[inverse], 1]).any():  # a collision of the first hash: compare the rows
-        bits = _rows(levels, ranked, atom_bits, offsets)
-        _, first = np.unique(bits.view(np.dtype((np.void, bits.shape[1] * 8))).ravel(), return_index=True)
-    return np.sort(first)
+    distinct coverage, in order, the first ``limit`` of them. Coverages are equal when both hashes
+    agree; if a first hash agrees and the second does not, the rows are compared themselves.
+
+    Only a prefix of ``ranked`` is hashed, doubled until it holds ``limit`` distinct coverages (or is
+    all of it): the first conjunction of a coverage within a prefix is its first in the whole list,
+    so the answer is that of hashing everything, for the cost of the few thousand leaders."""
+    size = min(len(ranked), 4 * limit)
+    while True:
+        prefix = ranked[:size]
+        hashes = _hashes(levels, prefix, atom_bits, offsets)
+        _, first, inverse = np.unique(hashes[:, 0], return_index=True, return_inverse=True)
+        if (hashes[:, 1] != hashes[first[inverse], 1]).any():  # a collision of the first hash: compare the rows
+            bits = _rows(levels, prefix, atom_bits, offsets)
+            _, first = np.unique(bits.view(np.dtype((np.void, bits.shape[1] * 8))).ravel(), return_index=True)
+        if len(first) >= limit or size == len(ranked):
+            return np.sort(first)[:limit]
+        size = min(len(ranked), 2 * size)
 
 
 def _rows(levels: list[_Level], index: np.ndarray, atom_bits: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -251,13 +275,13 @@ def mine_candidates(
     after_feature = np.searchsorted(feature_f, np.arange(len(schema.features)), side="right")
 
     # Every frequent conjunction, level by level; a level's coverage is formed only to extend it.
-    levels = [_Level([(int(a),) for a in range(len(frequent))], atom_pos[frequent], atom_neg[frequent],
+    levels = [_Level(np.arange(len(frequent), dtype=np.int64)[:, None], atom_pos[frequent], atom_neg[frequent],
                      bits=atom_bits_f)]
     for length in range(2, max_len + 1):
         parent_level = levels[-1]
-        if not parent_level.items:
+        if not len(parent_level):
             break
-        last_feature = np.array([feature_f[items[-1]] for items in parent_level.items], dtype=np.int64)
+        last_feature = feature_f[parent_level.items[:, -1]]
         parent_bits = np.ascontiguousarray(parent_level.bits)
         if weights is None:
             parent, atom, pos, neg = extension_supports(parent_bits, atom_bits_f, pos_bits, neg_bits,
@@ -265,38 +289,40 @@ def mine_candidates(
         else:
             parent, atom, pos, neg = _weighted_extensions(parent_bits, weighted_pos, weighted_neg,
                                                           after_feature[last_feature], min_weight)
-        items = [parent_level.items[p] + (int(a),) for p, a in zip(parent.tolist(), atom.tolist())]
+        items = np.column_stack([parent_level.items[parent], atom])
         if length < max_len:
             levels.append(_Level(items, pos, neg, bits=parent_bits[parent] & atom_bits_f[atom]))
         else:
             levels.append(_Level(items, pos, neg, parent_bits=parent_bits, parents=parent, atoms=atom))
 
-    found_items = [items for level in levels for items in level.items]
-    offsets = np.cumsum([0] + [len(level.items) for level in levels])[:-1]
+    offsets = np.cumsum([0] + [len(level) for level in levels])
+    n_found, offsets = int(offsets[-1]), offsets[:-1]
     pos_support = np.concatenate([level.pos for level in levels]).astype(float)
     neg_support = np.concatenate([level.neg for level in levels]).astype(float)
-    if weights is not None and found_items:
+    if weights is not None and n_found:
         # Float sums of the same weights in another order may differ in their last bits: every
         # conjunction of one coverage (both hashes equal) takes the support of the first, so that
         # they tie exactly in the ranking and the fewest atoms win, as with counts.
-        hashes = np.concatenate([level.hashes(atom_bits_f) for level in levels])
+        hashes = _hashes(levels, np.arange(n_found), atom_bits_f, offsets)
         _, first, inverse = np.unique(hashes, axis=0, return_index=True, return_inverse=True)
         canonical = first[inverse.ravel()]
         pos_support, neg_support = pos_support[canonical], neg_support[canonical]
     lsup_pos = pos_support / (n_pos or 1)
     lsup_neg = neg_support / (n_neg or 1)
     keep = np.flatnonzero(lsup_pos > lsup_neg)
-    length = np.array([len(items) for items in found_items], dtype=int)
+    length = np.repeat(np.arange(1, len(levels) + 1), [len(level) for level in levels])
     exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
     order = keep[np.lexsort((keep, length[keep], -pos_support[keep], -exclusiveness[keep]))]
-    order = order[_distinct_in_order(levels, order, atom_bits_f, offsets)][:max_candidates]
+    order = order[_distinct_in_order(levels, order, atom_bits_f, offsets, max_candidates)]
+    level_of = np.searchsorted(offsets, order, side="right") - 1
+    found_items = [levels[k].items[i].tolist()
+                   for k, i in zip(level_of.tolist(), (order - offsets[level_of]).tolist())]
 
-    conjunctions = tuple(tuple(conditions[frequent[a]] for a in found_items[k]) for k in order)
+    conjunctions = tuple(tuple(conditions[frequent[a]] for a in items) for items in found_items)
     if not len(order):
         coverage = np.zeros((n, 0), dtype=bool)
     elif weights is None:
         coverage = unpack_bits(_rows(levels, order, atom_bits_f, offsets), n).T
     else:  # the bitsets leave out the rows of weight 0: every sample's coverage from its atoms
-        coverage = np.column_stack([atom_cover[:, frequent[list(found_items[k])]].all(axis=1)
-                                    for k in order.tolist()])
-    return CandidateRules(conjunctions, coverage, len(found_items))
+        coverage = np.column_stack([atom_cover[:, frequent[items]].all(axis=1) for items in found_items])
+    return CandidateRules(conjunctions, coverage, n_found)

@@ -96,6 +96,49 @@ def test_ranking_and_cap():
     assert (np.diff(exclusiveness) <= 1e-12).all()  # ranked by exclusiveness first
 
 
+def _enumerated_candidates(frame, schema, is_positive, max_len, min_support, max_candidates):
+    """The candidate list by brute force from the module docstring: every conjunction of atoms on
+    distinct features, kept if frequent and locally more positive, ranked (exclusiveness, positive
+    support, fewer atoms, then mining order: length, then atoms), the first of each coverage, capped."""
+    from optrules.candidates import DEFAULT_MAX_INTERVALS, _atoms
+
+    conditions, feature_of, cover = _atoms(frame, schema, is_positive, None, "chimerge",
+                                           {"max_intervals": DEFAULT_MAX_INTERVALS})
+    n_pos, n_neg = is_positive.sum(), (~is_positive).sum()
+    min_count = max(1, np.ceil(min_support * n_pos))
+    found = []
+    for length in range(1, max_len + 1):
+        for atoms in itertools.combinations(range(len(conditions)), length):
+            if len(set(feature_of[list(atoms)])) < length:
+                continue
+            covered = cover[:, list(atoms)].all(axis=1)
+            pos, neg = int(covered[is_positive].sum()), int(covered[~is_positive].sum())
+            if pos >= min_count and pos / n_pos > neg / max(n_neg, 1):
+                lsup_pos, lsup_neg = pos / n_pos, neg / (n_neg or 1)
+                found.append((-lsup_pos / (lsup_pos + lsup_neg), -pos, length, atoms, covered))
+    found.sort(key=lambda entry: entry[:4])
+    seen, kept = set(), []
+    for *_, atoms, covered in found:
+        if covered.tobytes() not in seen:
+            seen.add(covered.tobytes())
+            kept.append((tuple(conditions[a] for a in atoms), covered))
+    return kept[:max_candidates]
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(mixed_data(), st.integers(1, 3), st.sampled_from([0.0, 0.1]), st.sampled_from([3, 25, 10_000]))
+def test_candidate_list_is_the_enumerated_one_in_order(data, max_len, min_support, max_candidates):
+    """The level-wise bitset mining (supports by popcount, duplicates by hashing a prefix of the
+    ranking) returns exactly the brute-force list: same conjunctions, same order, same coverage."""
+    X, y = data
+    frame, schema, target = _prepare(X, y, "yes")
+    mined = mine_candidates(frame, schema, target.is_positive, max_len=max_len, min_support=min_support,
+                            max_candidates=max_candidates)
+    expected = _enumerated_candidates(frame, schema, target.is_positive, max_len, min_support, max_candidates)
+    assert mined.conjunctions == tuple(conjunction for conjunction, _ in expected)
+    assert len(expected) == 0 or (mined.coverage == np.column_stack([c for _, c in expected])).all()
+
+
 @pytest.mark.parametrize("params, message", [
     ({"max_len": 0}, "max_len must be at least 1"),
     ({"min_support": 1.5}, "min_support must lie in"),
