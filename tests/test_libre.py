@@ -410,3 +410,15 @@ def test_defaults_recover_the_hidden_rule_under_label_noise():
     assert model.ruleset_.positive == True  # noqa: E712  (the minority class)
     assert 2 <= model.ruleset_.n_rules <= 6
     assert f1_score(label[2000:], model.predict(frame.iloc[2000:])) >= 0.85
+
+
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None, derandomize=True)
+def test_distinct_rows_match_numpy_unique_rows(n_values, n_columns, n_rows, seed):
+    codes = np.random.default_rng(seed).integers(0, n_values, size=(n_rows, n_columns))
+    rows, counts = distinct_rows(codes)
+    expected, expected_counts = np.unique(codes, axis=0, return_counts=True)
+    assert rows.tolist() == expected.tolist() and counts.tolist() == expected_counts.tolist()
+    huge = codes * 2**40  # a radix product beyond int64: the row-wise path
+    rows, counts = distinct_rows(huge)
+    assert rows.tolist() == (expected * 2**40).tolist() and counts.tolist() == expected_counts.tolist()
