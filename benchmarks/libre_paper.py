@@ -333,7 +333,9 @@ def experiment(args: argparse.Namespace, dataset: Dataset) -> dict[str, Any]:
             "inner_repeats": args.inner_repeats, "metric": "f1",
             "select": "one-se" if args.tolerance == "se" else float(args.tolerance), "pooling": args.pooling,
             "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
-    params = {"conflicts": args.conflicts, "top_k": args.top_k, "n_jobs": 1, "random_state": args.random_state}
+    # min_gain 0: no stopping rule; k = max_rules is tuned from the greedy prefixes instead
+    params = {"conflicts": args.conflicts, "top_k": args.top_k, "min_gain": 0.0, "n_jobs": 1,
+              "random_state": args.random_state}
     entry = dict(dataset.entry)
     if dataset.large and args.large_train is not None:
         entry["max_train"] = args.large_train

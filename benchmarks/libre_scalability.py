@@ -200,8 +200,8 @@ def check_against_classifier(n: int, d: int, positive_share: float, seed: int) -
 
     X, is_positive = make_data(n, d, positive_share, seed)
     y = np.where(is_positive, "pos", "neg")
-    model = BottomUpClassifier(heuristic=HEURISTIC, alpha=ALPHA, chi2_threshold=CHI2_THRESHOLD,
-                               top_k=TOP_K, positive="pos").fit(X, y)
+    model = BottomUpClassifier(heuristic=HEURISTIC, alpha=ALPHA, chi2_threshold=CHI2_THRESHOLD, top_k=TOP_K,
+                               conflicts="strict", max_intervals=None, min_gain=0.0, positive="pos").fit(X, y)
     result = run_once(n, d, positive_share, seed)
     meta = model.ruleset_.meta
     assert meta["n_boundary_points"] == result["boundary pts"], (meta, result)

@@ -32,7 +32,7 @@ def _f1(model, X, y, positive):
 
 def test_libre_learns_tic_tac_toe(tic_tac_toe):
     X_train, X_test, y_train, y_test = tic_tac_toe
-    model = LibreClassifier(n_estimators=20, max_features=5, positive="positive", random_state=0)
+    model = LibreClassifier(n_estimators=20, max_features=5, top_k=200, positive="positive", random_state=0)
     model.fit(X_train, y_train)
     assert _f1(model, X_test, y_test, "positive") >= 0.9
     ruleset = model.ruleset_
@@ -72,7 +72,7 @@ def test_bottom_up_learns_tic_tac_toe(tic_tac_toe):
 
 def test_learner_points_cover_no_negative_of_their_subset(tic_tac_toe):
     X_train, _, y_train, _ = tic_tac_toe
-    model = LibreClassifier(n_estimators=8, max_features=4, positive="positive", random_state=3)
+    model = LibreClassifier(n_estimators=8, max_features=4, conflicts="strict", positive="positive", random_state=3)
     model.fit(X_train, y_train)
     binning = model.binning_
     bits = binning.transform(X_train).to_bools()
@@ -261,8 +261,9 @@ def test_resolve_conflicts_gives_each_shared_row_to_the_weighted_majority():
 def test_majority_conflicts_learn_where_strict_learners_cannot():
     X, y = optrules.load("haberman")
     positive = y.attrs["positive"]
-    strict = LibreClassifier(random_state=0, positive=positive).fit(X, y).ruleset_
-    majority = LibreClassifier(random_state=0, positive=positive, conflicts="majority").fit(X, y).ruleset_
+    paper = {"alpha": 0.7, "max_intervals": None, "top_k": 200, "min_gain": 0.0}  # the rest as the paper
+    strict = LibreClassifier(random_state=0, positive=positive, conflicts="strict", **paper).fit(X, y).ruleset_
+    majority = LibreClassifier(random_state=0, positive=positive, conflicts="majority", **paper).fit(X, y).ruleset_
     # strict learners never cover a training negative; resolved ones may, and then cover more positives
     assert all(rule.n_negative == 0 for rule in strict.rules)
     assert majority.n_rules >= 1 and any(rule.n_negative > 0 for rule in majority.rules)
@@ -385,3 +386,39 @@ def test_integer_sample_weights_act_as_copies(tic_tac_toe, params):
     assert weighted.ruleset_.meta["n_candidates"] == copied.ruleset_.meta["n_candidates"]
     ones = LibreClassifier(**params).fit(X_train, y_train, sample_weight=np.ones(len(y_train)))
     assert ones.ruleset_.rules == LibreClassifier(**params).fit(X_train, y_train).ruleset_.rules
+
+
+def test_min_gain_is_a_cost_per_rule_of_that_share_of_the_positives(tic_tac_toe):
+    X_train, _, y_train, _ = tic_tac_toe
+    base = {"n_estimators": 10, "positive": "positive", "random_state": 0, "alpha": 0.7}
+    n_positive = int((y_train == "positive").sum())
+    free = LibreClassifier(min_gain=0.0, **base).fit(X_train, y_train).ruleset_
+    stopped = LibreClassifier(min_gain=0.05, **base).fit(X_train, y_train).ruleset_
+    as_cost = LibreClassifier(min_gain=0.0, rule_cost=0.05 * 0.7 * n_positive, **base).fit(X_train, y_train).ruleset_
+    assert stopped.rules == as_cost.rules  # the same stopping rule, said in samples
+    assert 1 <= len(stopped.rules) < len(free.rules) and stopped.rules == free.rules[:len(stopped.rules)]
+
+
+def test_defaults_recover_the_hidden_rule_under_label_noise():
+    # the noisy hidden 3-term DNF of benchmarks/synthetic.py (a development set of the defaults)
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 10))
+    label = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)) | ((X[:, 2] <= 0.3) & (X[:, 3] > 0.7)) | (X[:, 4] > 0.8)
+    label ^= rng.random(3000) < 0.05
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(10)])
+    model = LibreClassifier(random_state=0).fit(frame.iloc[:2000], label[:2000])
+    assert model.ruleset_.positive == True  # noqa: E712  (the minority class)
+    assert 2 <= model.ruleset_.n_rules <= 6
+    assert f1_score(label[2000:], model.predict(frame.iloc[2000:])) >= 0.85
+
+
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@settings(max_examples=60, deadline=None, derandomize=True)
+def test_distinct_rows_match_numpy_unique_rows(n_values, n_columns, n_rows, seed):
+    codes = np.random.default_rng(seed).integers(0, n_values, size=(n_rows, n_columns))
+    rows, counts = distinct_rows(codes)
+    expected, expected_counts = np.unique(codes, axis=0, return_counts=True)
+    assert rows.tolist() == expected.tolist() and counts.tolist() == expected_counts.tolist()
+    huge = codes * 2**40  # a radix product beyond int64: the row-wise path
+    rows, counts = distinct_rows(huge)
+    assert rows.tolist() == (expected * 2**40).tolist() and counts.tolist() == expected_counts.tolist()

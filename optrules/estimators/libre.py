@@ -38,19 +38,26 @@ class LibreClassifier(RulesetClassifier):
         Features per weak learner; ``None`` or at least the number of features: all of them.
     heuristic : "H1" or "H2", default "H1"
         The base learner's flip-off heuristic (H1: fewer rules, H2: shorter rules).
-    alpha : float in [0, 1], default 0.7
-        Weight of uncovered positives against covered negatives in the final set cover.
+    alpha : float in [0, 1], default 0.5
+        Weight of uncovered positives against covered negatives in the final set cover (and in the
+        conflict majority). 0.5 weighs both errors alike; the paper's experiments use 0.7.
     chi2_threshold : float, default 4.6
         ChiMerge significance threshold of the discretisation (the paper tries 6, 4.6, 4).
-    max_intervals : int, optional
-        At most this many ChiMerge bins per numeric feature.
-    top_k : int or None, default 200
+    max_intervals : int or None, default 5
+        At most this many ChiMerge bins per numeric feature; None: as many as the threshold leaves
+        (on large continuous data ChiMerge then keeps hundreds of small bins, docs/methods/libre.md).
+    top_k : int or None, default None
         Candidates kept by the exclusiveness / local-support filter before the set cover; None keeps
         every point passing the filter's ``lsup+ > lsup-`` test (the paper's experiments, Appendix C).
-        The cut is a speed-up that keeps the most exclusive, i.e. most specific, points: on large data
+        A cut is a speed-up that keeps the most exclusive, i.e. most specific, points: on large data
         it can drop the general rules (docs/methods/libre.md).
     min_local_support : float in [0, 1], default 0
         Minimum share of the positives a candidate must cover.
+    min_gain : float in [0, 1], default 0.01
+        The set cover's stopping rule: a rule is added only while it lowers the objective by more
+        than ``min_gain * alpha * (total positive weight)``, i.e. by more than covering that share of
+        the positives would. It acts as that cost per rule, on top of ``rule_cost``, in the greedy
+        and in the ILP; 0 selects until no rule has a positive weight.
     max_rules : int, optional
         At most this many rules (early stop of the set cover).
     selection : "greedy" or "ilp", default "greedy"
@@ -62,7 +69,7 @@ class LibreClassifier(RulesetClassifier):
         For ``selection="ilp"``: the modelling layer that builds the ILP.
     rule_cost : float, default 0
         Cost per rule in the set-cover objective (in samples); 0 is the paper's weighting.
-    conflicts : "strict" or "majority", default "strict"
+    conflicts : "strict" or "majority", default "majority"
         What a weak learner does with a binned row seen in both classes. "strict" (the paper's
         Section 3.1): the row is a negative, its positives can never be covered, and no point covers
         a training negative. "majority": the row goes to the class with the larger alpha-weighted
@@ -86,17 +93,19 @@ class LibreClassifier(RulesetClassifier):
     parameters = {
         "n_estimators": Integer(1), "max_features": Integer(1, none=True), "heuristic": OneOf(HEURISTICS),
         "alpha": Real(0.0, 1.0), "chi2_threshold": Real(0.0), "max_intervals": Integer(1, none=True),
-        "top_k": Integer(1, none=True), "min_local_support": Real(0.0, 1.0), "max_rules": Integer(1, none=True),
+        "top_k": Integer(1, none=True), "min_local_support": Real(0.0, 1.0), "min_gain": Real(0.0, 1.0),
+        "max_rules": Integer(1, none=True),
         "selection": OneOf(("greedy", "ilp")), "solver": OneOf(tuple(SOLVERS)), "solver_options": Options(),
         "modeller": OneOf(tuple(MODELLERS)), "rule_cost": Real(0.0), "conflicts": OneOf(("strict", "majority")),
         "positive": Label(), "n_jobs": Either((Integer(low=1, none=True), Integer(high=-1))), "random_state": Seed(), **COMMON_PARAMETERS,
     }
 
     def __init__(self, n_estimators: int = 20, max_features: int | None = 5, heuristic: str = "H1",
-                 alpha: float = 0.7, chi2_threshold: float = 4.6, max_intervals: int | None = None,
-                 top_k: int | None = 200, min_local_support: float = 0.0, max_rules: int | None = None,
-                 selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0, conflicts: str = "strict",
+                 alpha: float = 0.5, chi2_threshold: float = 4.6, max_intervals: int | None = 5,
+                 top_k: int | None = None, min_local_support: float = 0.0, min_gain: float = 0.01,
+                 max_rules: int | None = None, selection: str = "greedy", solver: str = "highs",
+                 solver_options: dict | None = None, modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0,
+                 conflicts: str = "majority",
                  positive: Any = None, n_jobs: int | None = None, random_state: Any = None,
                  categorical: list | None = None, max_categories: int | None = 100,
                  min_frequency: int | float | None = None) -> None:
@@ -108,6 +117,7 @@ class LibreClassifier(RulesetClassifier):
         self.max_intervals = max_intervals
         self.top_k = top_k
         self.min_local_support = min_local_support
+        self.min_gain = min_gain
         self.max_rules = max_rules
         self.selection = selection
         self.solver = solver
@@ -224,8 +234,10 @@ class LibreClassifier(RulesetClassifier):
         candidates = union[ranked]
         cand_cover = coverage[ranked].T  # samples x candidates
         n_ones = candidates.sum(axis=1)  # greedy ties: "the highest number of zeros is preferred"
+        # the stopping rule: min_gain's share of the best objective decrease, as a cost per rule
+        cost = float(self.rule_cost) + float(self.min_gain) * float(self.alpha) * float(weights[is_positive].sum())
         instance = CoverInstance.from_samples(cand_cover, is_positive, float(self.alpha),
-                                              np.full(len(ranked), float(self.rule_cost)), weights=weights)
+                                              np.full(len(ranked), cost), weights=weights)
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),
                                 "n_candidates": int(len(ranked)), "n_bits": int(n_bits)}
         meta["instance"] = instance.digest(self.max_rules)
@@ -262,11 +274,11 @@ class BottomUpClassifier(LibreClassifier):
     parameters = {name: constraint for name, constraint in LibreClassifier.parameters.items()
                   if name not in ("n_estimators", "max_features", "n_jobs", "random_state")}
 
-    def __init__(self, heuristic: str = "H1", alpha: float = 0.7, chi2_threshold: float = 4.6,
-                 max_intervals: int | None = None, top_k: int | None = 200,
-                 min_local_support: float = 0.0, max_rules: int | None = None,
+    def __init__(self, heuristic: str = "H1", alpha: float = 0.5, chi2_threshold: float = 4.6,
+                 max_intervals: int | None = 5, top_k: int | None = None,
+                 min_local_support: float = 0.0, min_gain: float = 0.01, max_rules: int | None = None,
                  selection: str = "greedy", solver: str = "highs", solver_options: dict | None = None,
-                 modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0, conflicts: str = "strict",
+                 modeller: str = DEFAULT_MODELLER, rule_cost: float = 0.0, conflicts: str = "majority",
                  positive: Any = None, categorical: list | None = None, max_categories: int | None = 100,
                  min_frequency: int | float | None = None) -> None:
         self.heuristic = heuristic
@@ -275,6 +287,7 @@ class BottomUpClassifier(LibreClassifier):
         self.max_intervals = max_intervals
         self.top_k = top_k
         self.min_local_support = min_local_support
+        self.min_gain = min_gain
         self.max_rules = max_rules
         self.selection = selection
         self.solver = solver

@@ -51,7 +51,10 @@ Choices where the paper leaves room
 * The selection objective is ``optrules.cover``'s: ``alpha * uncovered positives + (1 - alpha) *
   covered negatives + rule_cost * rules``. With ``rule_cost = 0`` (default) the greedy weight is
   the paper's ``alpha * pos - (1 - alpha) * neg``; the greedy stops when no candidate has a positive
-  weight, or after ``max_rules`` rules. Greedy ties go to the lattice element with more zeros (fewer
+  weight, or after ``max_rules`` rules. The estimators' stopping rule ``min_gain`` (Section 3.3's
+  "stopping condition", which the paper leaves open) enters as a further cost per rule of
+  ``min_gain * alpha * (total positive weight)``: a rule is taken only while it gains more than
+  covering that share of the positives would. Greedy ties go to the lattice element with more zeros (fewer
   ones), as Section 3.3 says.
   The ILP's selection is cleared of rules that cover nothing the others do not (free with
   ``rule_cost = 0``, so an optimal solution may hold them); the objective is unchanged.
@@ -102,8 +105,12 @@ def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, n
     if codes.shape[0] == 0:
         return codes, np.zeros(0, dtype=np.int64 if weights is None else np.float64)
     if weights is None:
-        distinct, counts = np.unique(codes, axis=0, return_counts=True)
-        return distinct, counts.astype(np.int64)
+        keys = _lexicographic_keys(codes)
+        if keys is None:
+            distinct, counts = np.unique(codes, axis=0, return_counts=True)
+            return distinct, counts.astype(np.int64)
+        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        return codes[first], counts.astype(np.int64)
     # the order of np.unique(axis=0); lexsort is stable, so equal rows stay in input order
     order = np.lexsort(codes.T[::-1]) if codes.shape[1] else np.arange(codes.shape[0])
     ordered = codes[order]
@@ -111,6 +118,22 @@ def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, n
     np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
     starts = np.flatnonzero(first)
     return ordered[starts], np.add.reduceat(weights[order], starts)
+
+
+def _lexicographic_keys(codes: np.ndarray) -> np.ndarray | None:
+    """One int64 per row of non-negative integer ``codes`` that orders the rows lexicographically
+    (mixed radix, the first column most significant), or None when the radix product would not fit
+    in an int64 (or ``codes`` has negative entries or no column). Sorting these scalars is much faster
+    than ``np.unique(..., axis=0)``'s row comparisons."""
+    if codes.shape[1] == 0 or codes.min() < 0:
+        return None
+    radix = codes.max(axis=0).astype(object) + 1
+    if int(np.prod(radix)) >= 2**63:
+        return None
+    keys = np.zeros(codes.shape[0], dtype=np.int64)
+    for column, base in zip(codes.T, radix):
+        keys = keys * int(base) + column
+    return keys
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
