@@ -164,21 +164,26 @@ def run_estimator(n: int, d: int, positive_share: float, seed: int) -> dict:
             "peak MB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def in_fresh_process(function, args: tuple) -> dict:
+    """``function(*args)`` in a fresh spawned child (so ru_maxrss is of this run only); a run over
+    RUN_TIMEOUT seconds or out of address space gives a 'stopped: ...' status instead."""
+    with multiprocessing.get_context("spawn").Pool(1, maxtasksperchild=1) as pool:
+        job = pool.apply_async(function, args)
+        try:
+            return job.get(RUN_TIMEOUT)
+        except multiprocessing.TimeoutError:
+            return {"status": f"stopped: over {RUN_TIMEOUT} s"}
+        except MemoryError:
+            return {"status": f"stopped: MemoryError (address space {ADDRESS_SPACE_LIMIT / 2**30:.0f} GiB)"}
+
+
 def measure_estimator(n: int, d: int, positive_share: float, repeats: int, pieces: dict) -> dict:
     """Medians of ``repeats`` end-to-end fits, each in a fresh child; ``pieces`` is the same
     configuration's row of the pieces table (its 'total s' is the reference of this run)."""
-    context = multiprocessing.get_context("spawn")
     row = {"n": f"{n:,}", "features": d, "pos. share": positive_share}
     runs = []
     for r in range(repeats):
-        with context.Pool(1, maxtasksperchild=1) as pool:
-            job = pool.apply_async(run_estimator, (n, d, positive_share, 1000 * d + r))
-            try:
-                result = job.get(RUN_TIMEOUT)
-            except multiprocessing.TimeoutError:
-                result = {"status": f"stopped: over {RUN_TIMEOUT} s"}
-            except MemoryError:
-                result = {"status": f"stopped: MemoryError (address space {ADDRESS_SPACE_LIMIT / 2**30:.0f} GiB)"}
+        result = in_fresh_process(run_estimator, (n, d, positive_share, 1000 * d + r))
         if result["status"] != "ok":
             return {**row, "status": result["status"]}
         runs.append(result)
@@ -210,18 +215,10 @@ def check_against_classifier(n: int, d: int, positive_share: float, seed: int) -
 
 
 def measure(n: int, d: int, positive_share: float, repeats: int) -> dict:
-    context = multiprocessing.get_context("spawn")
     runs = []
     row = {"n": f"{n:,}", "features": d, "pos. share": positive_share}
     for r in range(repeats):
-        with context.Pool(1, maxtasksperchild=1) as pool:  # fresh process: ru_maxrss of this run only
-            job = pool.apply_async(run_once, (n, d, positive_share, 1000 * d + r))
-            try:
-                result = job.get(RUN_TIMEOUT)
-            except multiprocessing.TimeoutError:
-                result = {"status": f"stopped: over {RUN_TIMEOUT} s"}
-            except MemoryError:
-                result = {"status": f"stopped: MemoryError (address space {ADDRESS_SPACE_LIMIT / 2**30:.0f} GiB)"}
+        result = in_fresh_process(run_once, (n, d, positive_share, 1000 * d + r))
         if result["status"] != "ok":  # infeasible here: reported once, not repeated
             return {**row, "status": result["status"]}
         runs.append(result)
