@@ -241,10 +241,20 @@ def test_integer_sample_weights_act_as_copies_in_the_estimator(strategy):
 def test_default_rule_is_the_training_majority_class():
     X, y = optrules.load("tic_tac_toe")
     X, y = X.iloc[::3], y.iloc[::3]
+    learned_defaults = 0
     for strategy in ("append", "append-p2", "prepend", "prepend-ip2"):
         model = DecisionListClassifier(strategy=strategy, max_nodes=20_000).fit(X, y)
-        assert model.ruleset_.default == y.value_counts().idxmax() == "positive"  # not the first class
-        assert model.ruleset_.kind == "list"
+        ruleset = model.ruleset_
+        assert ruleset.kind == "list"
+        assert all(rule.conditions for rule in ruleset.rules)  # never a rule "IF TRUE" before a dead default
+        # the list predicts as the learner's list did (its accuracy on the training cases)
+        assert (ruleset.predict(X) == y.to_numpy()).mean() == pytest.approx(ruleset.meta["training_accuracy"][-1])
+        if ruleset.meta["default_rule"] == "majority":
+            assert ruleset.default == y.value_counts().idxmax() == "positive"  # not the first class
+        else:  # append's last rule was IF TRUE THEN c: c is the default and the majority one is dead
+            assert strategy.startswith("append")
+            learned_defaults += 1
+    assert learned_defaults >= 1  # tic_tac_toe's append lists end with IF TRUE (as the paper says they often do)
 
 
 def test_multiclass_lists_use_every_class():

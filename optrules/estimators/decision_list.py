@@ -97,20 +97,25 @@ class DecisionListClassifier(RulesetClassifier):
         else:
             learned = learn_append(tests, y, len(classes), weights, min_value=P2_VALUE if p2 else -np.inf,
                                    max_nodes=max_nodes)
-        first = deciding_rules([tests.covers(r.tests) for r in learned.rules], y.shape[0])
+        listed, default = list(learned.rules), learned.default
+        always = [k for k, r in enumerate(listed) if not r.tests]  # IF TRUE: fires on every case it sees
+        if always:  # what follows it (the majority default rule at least) can never fire: it is the default
+            listed, default = listed[:always[0]], listed[always[0]].prediction
+        first = deciding_rules([tests.covers(r.tests) for r in listed], y.shape[0])
         rules = tuple(
             Rule(tests.conditions(r.tests), classes[r.prediction],
                  n_positive=int(((first == k) & (y == r.prediction)).sum()),
                  n_negative=int(((first == k) & (y != r.prediction)).sum()))
-            for k, r in enumerate(learned.rules)
+            for k, r in enumerate(listed)
         )
         self.binning_ = binning
         proven = learned.searches - learned.unproven
         meta = {"strategy": self.strategy, "search_nodes": learned.nodes, "searches": learned.searches,
                 "unproven_searches": learned.unproven, "proven": proven,
                 "proven_share": proven / learned.searches if learned.searches else 1.0,
-                "training_accuracy": list(learned.accuracy), "n_tests": tests.n_tests}
-        return Ruleset("list", rules, classes[learned.default], schema.features, classes, meta=meta)
+                "training_accuracy": list(learned.accuracy), "n_tests": tests.n_tests,
+                "default_rule": "learned" if always else "majority"}
+        return Ruleset("list", rules, classes[default], schema.features, classes, meta=meta)
 
     def _discretiser_options(self) -> dict:
         """The discretiser's options with the interval cap applied (ChiMerge's ``max_intervals``,

@@ -15,11 +15,17 @@ tests that hold for every training case or for none are left out (no rule needs 
 A conjunction of tests reads back as one condition per feature:
 
 * inequality, categorical: ``f not in {excluded values}`` (a value never seen in training satisfies
-  it, as it differs from each excluded value), satisfied by a missing value unless ``missing`` is
-  excluded too; excluding only ``missing`` gives ``f in {every training value}``;
+  it, as it differs from each excluded value); on a feature with missing training values it is
+  satisfied by a missing value (``or missing``) unless ``missing`` is excluded too; excluding only
+  ``missing`` gives ``f in {every training value}``;
 * inequality, numeric: ``f in`` the union of the intervals of the bins not excluded (``or missing``
-  unless ``missing`` is excluded);
+  on a feature with missing training values, unless ``missing`` is excluded);
 * equality: the bin's own condition (``f in {v}``, ``f in [a, b)``, or missing only).
+
+Missing values take part only where training had them, as a value of their own: on a feature
+without missing training values no test mentions them, and a missing value met later satisfies no
+condition on that feature (as a value outside the numeric bins' range would not), the rule that
+every other learner of the package follows.
 """
 
 from __future__ import annotations
@@ -79,7 +85,7 @@ class AttributeTests:
             if layout.categorical and values:
                 conditions.append(CategoricalCondition(
                     layout.feature, [layout.categories[b] for b in values], negated=True,
-                    missing=layout.missing_bin not in chosen))
+                    missing=layout.has_missing and layout.missing_bin not in chosen))
             else:
                 allowed = np.ones(layout.n_bins, dtype=bool)
                 allowed[chosen] = False

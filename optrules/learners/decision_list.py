@@ -42,6 +42,8 @@ Choices where the paper is silent (``docs/methods/decision_lists.md``)
   class is the most common training class, ties to the first class in sorted order.
 * The reported cover of each rule (``Rule.n_positive`` / ``n_negative``) is that of the final list on
   the training set: the cases for which the rule is the first to fire.
+* A learned ``IF TRUE THEN c`` (append's last rule, often) makes the default rule after it dead: the
+  estimator's Ruleset takes ``c`` as its default instead of listing both (``meta["default_rule"]``).
 
 Case weights
 ------------
