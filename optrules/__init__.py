@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from optrules.datasets import list_datasets, load, load_csv
     from optrules.estimators import (BottomUpClassifier, CLSVMClassifier, ColumnGenerationClassifier,
                                      DecisionListClassifier, LibreClassifier, RulesetClassifier, SetCoverClassifier)
+    from optrules.exports import plot_scorecard, scorecard_frame
     from optrules.exceptions import (CategoryWarning, DegenerateFitWarning, InvalidParameterError, OptrulesWarning,
                                      PositiveClassWarning)
     from optrules.registry import METHODS, fit, get_method, make_estimator
@@ -60,7 +61,9 @@ __all__ = [
     "load",
     "load_csv",
     "make_estimator",
+    "plot_scorecard",
     "positive_f1",
+    "scorecard_frame",
     "solve",
     "validate_features",
     "validate_target",
@@ -72,6 +75,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "optrules.datasets": ("list_datasets", "load", "load_csv"),
     "optrules.estimators": ("BottomUpClassifier", "CLSVMClassifier", "ColumnGenerationClassifier",
                             "DecisionListClassifier", "LibreClassifier", "RulesetClassifier", "SetCoverClassifier"),
+    "optrules.exports": ("plot_scorecard", "scorecard_frame"),
     "optrules.exceptions": ("CategoryWarning", "DegenerateFitWarning", "InvalidParameterError", "OptrulesWarning",
                             "PositiveClassWarning"),
     "optrules.registry": ("METHODS", "fit", "get_method", "make_estimator"),

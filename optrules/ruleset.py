@@ -1009,6 +1009,35 @@ class Ruleset:
         lines.append(f"ELSE class = {self.default}")
         return "\n".join(lines)
 
+    # ------------------------------------------------------------------ exports (optrules.exports)
+    def to_frame(self, X: Any = None, y: Any = None) -> pd.DataFrame:
+        """One row per rule: its text, class (or weight), atoms, support and precision, on ``X``, ``y``
+        when given, else from the training counts the rules carry (:func:`optrules.exports.rules_frame`)."""
+        from optrules.exports import rules_frame
+
+        return rules_frame(self, X, y)
+
+    def to_query(self, rule: int | None = None) -> str:
+        """A ``DataFrame.query`` / ``eval`` string selecting the rows rule ``rule`` covers (None: the rows
+        some rule covers), as :meth:`covers` does, missing values included (:func:`optrules.exports.query`)."""
+        from optrules.exports import query
+
+        return query(self, rule)
+
+    def to_sql(self) -> str:
+        """An SQL ``CASE WHEN`` expression of the predicted class, as :meth:`predict` gives it, with
+        SQL ``NULL`` for missing values (:func:`optrules.exports.sql`)."""
+        from optrules.exports import sql
+
+        return sql(self)
+
+    def explain(self, X: Any) -> pd.DataFrame:
+        """Per row: the prediction, the rules that fire and the one that decides
+        (:func:`optrules.exports.explain`)."""
+        from optrules.exports import explain
+
+        return explain(self, X)
+
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data (labels keep their type, infinities are strings), tagged with

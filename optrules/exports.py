@@ -1,0 +1,303 @@
+"""A Ruleset for people and for other systems: a table of its rules, a pandas query, an SQL
+expression, per-row explanations, and a scorecard as a table and a plot.
+
+Every form evaluates exactly as :meth:`Ruleset.covers` / :meth:`Ruleset.predict` do, missing values
+included (the tests check each against them on random data with missing values and mixed types):
+
+* :func:`rules_frame` (``Ruleset.to_frame``): one row per rule: its text, its class or score, its
+  atoms, and its support and precision: on data given (``X``, ``y``), else the training counts the
+  rule carries. In a ``"list"`` a rule's rows are those it *decides* (it is the first to fire); in a
+  ``"set"`` or ``"score"`` every row it covers.
+* :func:`query` (``Ruleset.to_query``): a :meth:`pandas.DataFrame.query` / ``eval`` string of one
+  rule's antecedent, or of "some rule fires". Column names are backquoted; a missing value fails a
+  comparison (``x >= 3``, ``x in [...]``), satisfies ``not in`` (so ``x.notna()`` is added where the
+  condition excludes missing values) and is tested with ``isna()`` where a condition admits it.
+  ``isna`` / ``notna`` are method calls, which pandas' ``"python"`` engine evaluates (the default
+  when numexpr is not installed; pass ``engine="python"`` otherwise).
+* :func:`sql` (``Ruleset.to_sql``): an SQL ``CASE WHEN ... END`` giving each row's predicted class,
+  for a table whose columns hold the feature values (SQL ``NULL`` for missing ones). SQL's ``NULL``
+  makes every comparison unknown, which ``CASE`` reads as false, so ``IS NULL`` is added where a
+  condition admits missing values and ``IS NOT NULL`` where ``NOT IN`` must exclude them; a ``CASE``
+  takes its first true branch, which is a decision list's order. Identifiers are double-quoted, text
+  is single-quoted (quotes doubled), numbers are written exactly (``repr`` of the float).
+* :func:`explain`: per row, the rules that fire, the one that decides (a list: the first firing
+  rule; a set: the first firing rule, when any fires; a scorecard: none, its score decides) and
+  the prediction.
+* :func:`scorecard_frame` / :func:`plot_scorecard`: a scorecard (kind ``"score"``) as a table of its
+  terms (feature, the categories of each cluster or the linear term, score) and as a bar chart.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from optrules.ruleset import CategoricalCondition, Condition, Interval, NumericCondition, Rule, first_firing
+
+if TYPE_CHECKING:
+    from optrules.ruleset import Ruleset
+
+__all__ = ["explain", "plot_scorecard", "query", "rules_frame", "scorecard_frame", "sql"]
+
+
+# --------------------------------------------------------------------------- the table of rules
+def rules_frame(ruleset: Ruleset, X: Any = None, y: Any = None) -> pd.DataFrame:
+    """One row per rule (see the module docstring): ``rule`` (its position), ``text``, ``prediction``
+    (``"set"``: the positive class; ``"list"``: the rule's class), ``weight`` (``"score"``), ``atoms``,
+    ``support`` (rows), ``precision`` (share of those rows of the rule's class; ``"score"``: of the
+    positive class) — on ``X``, ``y`` when given, else from the rules' training counts (NaN where
+    a rule carries none)."""
+    n = len(ruleset.rules)
+    predictions = [rule.prediction if ruleset.kind == "list" else ruleset.positive for rule in ruleset.rules]
+    if X is not None:
+        if y is None:
+            raise ValueError("to_frame(X, y): the labels y are needed with X to count support and precision")
+        labels = _labels(y, ruleset._n_samples(X))
+        fired = ruleset.covers(X)
+        rows = fired if ruleset.kind != "list" else (first_firing(fired)[:, None] == np.arange(n)[None, :])
+        support = rows.sum(axis=0).astype(float)
+        hits = np.array([(rows[:, k] & (labels == predictions[k])).sum() for k in range(n)], dtype=float)
+    else:
+        support = np.array([_total(rule) for rule in ruleset.rules], dtype=float)
+        hits = np.array([np.nan if rule.n_positive is None else rule.n_positive for rule in ruleset.rules],
+                        dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(support > 0, hits / support, np.nan)
+    frame = pd.DataFrame({
+        "rule": np.arange(n),
+        "text": [rule.antecedent() for rule in ruleset.rules],
+        "prediction": pd.Series(predictions, dtype=object),
+        "weight": [rule.weight for rule in ruleset.rules] if ruleset.kind == "score" else [None] * n,
+        "atoms": [rule.n_atoms for rule in ruleset.rules],
+        "support": support,
+        "precision": precision,
+    })
+    return frame if ruleset.kind == "score" else frame.drop(columns="weight")
+
+
+def _total(rule: Rule) -> float:
+    if rule.n_positive is None or rule.n_negative is None:
+        return math.nan
+    return float(rule.n_positive + rule.n_negative)
+
+
+def _labels(y: Any, n: int) -> np.ndarray:
+    items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
+    if len(items) != n:
+        raise ValueError(f"y has {len(items)} labels but X has {n} rows")
+    labels = np.empty(n, dtype=object)
+    labels[:] = items
+    return labels
+
+
+# --------------------------------------------------------------------------- pandas query
+def _column(feature: str) -> str:
+    if "`" in feature:
+        raise ValueError(f"feature {feature!r} contains a backquote, which a pandas query cannot name")
+    return f"`{feature}`"
+
+
+def _python_literal(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return repr(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return repr(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, str):
+        return repr(value)
+    raise ValueError(f"category {value!r} of type {type(value).__name__} cannot be written in a query")
+
+
+def _interval_query(column: str, interval: Interval) -> str:
+    parts = []
+    if interval.low != -math.inf:
+        parts.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
+    if interval.high != math.inf:
+        parts.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
+    return " & ".join(parts) if parts else f"{column}.notna()"
+
+
+def condition_query(condition: Condition) -> str:
+    """The pandas expression of one condition (see the module docstring)."""
+    column = _column(condition.feature)
+    if isinstance(condition, NumericCondition):
+        body = " | ".join(f"({_interval_query(column, i)})" for i in condition.intervals)
+    elif isinstance(condition, CategoricalCondition):
+        if not condition.categories:
+            return f"{column}.isna()"
+        present = [c for c in condition.categories if c is not None]  # None stands for no present value
+        values = ", ".join(_python_literal(c) for c in present)
+        if condition.negated:
+            if not present:  # every present value
+                return f"({column}.notna() | {column}.isna())" if condition.missing else f"({column}.notna())"
+            inside = f"{column} not in [{values}]"
+            return f"({inside})" if condition.missing else f"({inside} & {column}.notna())"
+        if not present:  # no present value
+            return f"({column}.isna())" if condition.missing else f"({column}.isna() & {column}.notna())"
+        body = f"{column} in [{values}]"
+    else:
+        raise TypeError(f"unknown condition {condition!r}")
+    return f"({body} | {column}.isna())" if condition.missing else f"({body})"
+
+
+def query(ruleset: Ruleset, rule: int | None = None) -> str:
+    """The query of rule ``rule``'s antecedent (a position in ``rules``), or with None of "some rule
+    fires" (a ``"set"``: the rows it predicts positive). A rule without conditions is
+    ``index == index`` (every row: a query must give one truth per row), no rule at all
+    ``index != index``."""
+    if rule is not None:
+        return _rule_query(_rule_at(ruleset, rule))
+    if not ruleset.rules:
+        return "index != index"
+    return " | ".join(f"({_rule_query(r)})" for r in ruleset.rules)
+
+
+def _rule_at(ruleset: Ruleset, rule: int) -> Rule:
+    if not isinstance(rule, (int, np.integer)) or isinstance(rule, bool) or not 0 <= rule < len(ruleset.rules):
+        raise ValueError(f"rule must be the position of a rule, 0 to {len(ruleset.rules) - 1}, got {rule!r}")
+    return ruleset.rules[int(rule)]
+
+
+def _rule_query(rule: Rule) -> str:
+    return " & ".join(condition_query(c) for c in rule.conditions) if rule.conditions else "index == index"
+
+
+# --------------------------------------------------------------------------- SQL
+def _identifier(feature: str) -> str:
+    return '"' + feature.replace('"', '""') + '"'
+
+
+def _sql_literal(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"the value {value!r} has no SQL literal")
+        return repr(float(value))
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise ValueError(f"value {value!r} of type {type(value).__name__} cannot be written in SQL")
+
+
+def _interval_sql(column: str, interval: Interval) -> str:
+    if interval.low == math.inf or interval.high == -math.inf:
+        return "FALSE"  # holds at most an infinite value, which SQL columns do not have
+    parts = []
+    if interval.low != -math.inf:
+        parts.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
+    if interval.high != math.inf:
+        parts.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
+    return " AND ".join(parts) if parts else f"{column} IS NOT NULL"
+
+
+def condition_sql(condition: Condition) -> str:
+    """The SQL truth of one condition (see the module docstring)."""
+    column = _identifier(condition.feature)
+    if isinstance(condition, NumericCondition):
+        body = " OR ".join(f"({_interval_sql(column, i)})" for i in condition.intervals)
+    elif isinstance(condition, CategoricalCondition):
+        if not condition.categories:
+            return f"{column} IS NULL"
+        present = [c for c in condition.categories if c is not None]  # None stands for no present value
+        values = ", ".join(_sql_literal(c) for c in present)
+        if condition.negated:  # NULL NOT IN (...) is unknown, read as false: missing values are out
+            inside = f"{column} NOT IN ({values})" if present else f"{column} IS NOT NULL"
+            return f"({inside} OR {column} IS NULL)" if condition.missing else f"({inside})"
+        body = f"{column} IN ({values})" if present else "FALSE"
+    else:
+        raise TypeError(f"unknown condition {condition!r}")
+    return f"({body} OR {column} IS NULL)" if condition.missing else f"({body})"
+
+
+def _rule_sql(rule: Rule) -> str:
+    return " AND ".join(condition_sql(c) for c in rule.conditions) if rule.conditions else "TRUE"
+
+
+def sql(ruleset: Ruleset) -> str:
+    """An SQL expression of each row's predicted class (see the module docstring)."""
+    default = _sql_literal(ruleset.default)
+    if ruleset.kind == "score":
+        terms = [repr(float(ruleset.intercept))]
+        terms += [f"CASE WHEN {_rule_sql(r)} THEN {float(r.weight)!r} ELSE 0 END" for r in ruleset.rules]
+        terms += [f"COALESCE({float(t.coefficient)!r} * ({_identifier(t.feature)} - {float(t.center)!r}) / "
+                  f"{float(t.scale)!r}, 0)" for t in ruleset.linear]
+        score = "\n    + ".join(terms)
+        return f"CASE WHEN (\n    {score}\n) > 0 THEN {_sql_literal(ruleset.positive)} ELSE {default} END"
+    if not ruleset.rules:
+        return default
+    if ruleset.kind == "set":
+        fires = "\n  OR ".join(f"({_rule_sql(r)})" for r in ruleset.rules)
+        return f"CASE WHEN {fires}\n  THEN {_sql_literal(ruleset.positive)} ELSE {default} END"
+    branches = "\n".join(f"  WHEN {_rule_sql(r)} THEN {_sql_literal(r.prediction)}" for r in ruleset.rules)
+    return f"CASE\n{branches}\n  ELSE {default}\nEND"
+
+
+# --------------------------------------------------------------------------- explanations
+def explain(ruleset: Ruleset, X: Any) -> pd.DataFrame:
+    """Per row of ``X``: ``prediction``, ``fired`` (the positions of the rules that fire, a tuple),
+    ``deciding`` (the deciding rule's position, <NA> for the default or a scorecard) and, for a
+    scorecard, ``score``."""
+    fired = ruleset.covers(X)
+    n = fired.shape[0]
+    frame = pd.DataFrame({"prediction": pd.Series(ruleset.predict(X), dtype=object)})
+    frame["fired"] = [tuple(np.flatnonzero(row).tolist()) for row in fired]
+    deciding = pd.array([pd.NA] * n, dtype="Int64")
+    if ruleset.kind != "score" and ruleset.rules:
+        first = first_firing(fired)
+        some = first < len(ruleset.rules)
+        deciding[some] = first[some]
+    frame["deciding"] = deciding
+    if ruleset.kind == "score":
+        frame["score"] = ruleset.decision_function(X)
+    return frame
+
+
+# --------------------------------------------------------------------------- scorecards
+def scorecard_frame(ruleset: Ruleset) -> pd.DataFrame:
+    """A scorecard's terms, one row each: ``feature``, ``term`` (the categories of a cluster, e.g.
+    ``{a, b}``, ``missing``, the condition's text for any other rule, or ``linear: per s above c``),
+    ``score`` (the rule's weight, or the linear coefficient per scale unit), and the intercept as
+    a last row."""
+    if ruleset.kind != "score":
+        raise ValueError(f"a scorecard table is defined for 'score' rulesets, not {ruleset.kind!r}")
+    rows = []
+    for rule in ruleset.rules:
+        if len(rule.conditions) == 1 and isinstance(rule.conditions[0], CategoricalCondition):
+            condition = rule.conditions[0]
+            names = [str(c) for c in condition.categories] + (["missing"] if condition.missing else [])
+            term = ("not " if condition.negated else "") + "{" + ", ".join(names) + "}"
+            rows.append((condition.feature, term, rule.weight))
+        else:
+            rows.append((", ".join(rule.features), rule.antecedent(), rule.weight))
+    for t in ruleset.linear:
+        rows.append((t.feature, f"linear: per {t.scale:.4g} above {t.center:.4g}", t.coefficient))
+    rows.append(("(intercept)", "", ruleset.intercept))
+    return pd.DataFrame(rows, columns=["feature", "term", "score"])
+
+
+def plot_scorecard(ruleset: Ruleset) -> Any:
+    """A horizontal bar per scorecard term (grouped by feature, intercept last), positive scores
+    pushing towards the positive class; a matplotlib Figure (``pip install "optrules[plots]"``)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install 'optrules[plots]'") from None
+    table = scorecard_frame(ruleset)
+    labels = [f"{f}: {t}" if t else f for f, t in zip(table["feature"], table["term"])]
+    figure = Figure(figsize=(8, 0.35 * len(table) + 1.2), layout="constrained")
+    ax = figure.subplots()
+    positions = np.arange(len(table))[::-1]
+    colours = ["tab:blue" if s > 0 else "tab:red" for s in table["score"]]
+    ax.barh(positions, table["score"], color=colours)
+    ax.set_yticks(positions, labels, fontsize="small")
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"score (a total above 0 predicts {ruleset.positive})")
+    ax.grid(axis="x", alpha=0.3)
+    figure.suptitle("Scorecard")
+    return figure
