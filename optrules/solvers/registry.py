@@ -109,8 +109,9 @@ SOLVERS: dict[str, SolverSpec] = {
         "pyomo": Backend("pyomo", "gurobi_direct_minlp", _EVERY_CLASS, _GUROBI, "gurobipy"),
         "cvxpy": Backend("cvxpy", "GUROBI", _CONVEX, _GUROBI, "gurobipy"),
     }),
-    "ipopt": SolverSpec("ipopt", "cyipopt", "pip install cyipopt (Pyomo also needs its PyNumero "
-                        "extension: `pyomo build-extensions`)", {
+    "ipopt": SolverSpec("ipopt", "cyipopt", "pip install cyipopt-wheels (PyPI's only binary build of "
+                        "cyipopt, bundling Ipopt; a development release) or conda install -c conda-forge "
+                        "cyipopt; Pyomo also needs its PyNumero extension: `pyomo build-extensions`", {
         "pyomo": Backend("pyomo", "cyipopt", frozenset({P.LP, P.QP, P.NLP}), _IPOPT, "cyipopt",
                          legacy=True, global_optimum=False),
     }),
