@@ -1,10 +1,16 @@
 """The ``optrules`` command line.
 
     optrules compare tic_tac_toe [--methods setcover libre ...] [--test-size 0.3] [--seed 0]
+    optrules compare --csv my_data.csv --label class --positive yes [--categorical code ...]
     optrules run CONFIG.toml [--jobs N] [--out DIR] [--resume] [--scheduler tcp://host:8786] [--quiet]
     optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--time-limit 30] [--param alpha=0.7 ...]
+    optrules fit --csv my_data.csv --label class --method libre
     optrules datasets
     optrules methods
+    optrules --version
+
+A CSV file is read by :func:`optrules.datasets.load_csv` (a header row; only empty fields are
+missing; columns whose values all parse as numbers are numeric unless ``--categorical`` names them).
 
 Building the parser and listing the datasets or methods import neither scikit-learn, the compiled
 kernels nor a solver stack: each command imports what it runs when it runs.
@@ -18,12 +24,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from optrules.datasets import info, list_datasets, load
+from optrules.classes import minority_class
+from optrules.datasets import info, list_datasets, load, load_csv
 from optrules.exceptions import FitError
 from optrules.registry import METHODS, default_methods, make_estimator
+from optrules.version import package_version
 
 if TYPE_CHECKING:
     import numpy as np
+    import pandas as pd
+
+#: What ``optrules --help`` says the package does (plain text: argparse prints it as it is).
+DESCRIPTION = ("Interpretable classifiers by mathematical optimization: exact and heuristic rule "
+               "learners on the same data, splits and metrics.")
 
 __all__ = ["main"]
 
@@ -53,6 +66,22 @@ def _time_limit(text: str) -> float | None:
     return value
 
 
+def _check_data_arguments(args: argparse.Namespace) -> None:
+    """``--label`` and ``--categorical`` describe a CSV file: they need ``--csv``."""
+    if args.csv is None and (args.label is not None or args.categorical):
+        raise ValueError("--label and --categorical describe a CSV file: give them with --csv PATH")
+
+
+def _load_data(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.Series]:
+    """(name, X, y) of the bundled ``--dataset`` or of the ``--csv`` file."""
+    if args.csv is None:
+        X, y = load(args.dataset)
+        return args.dataset, X, y
+    X, y = load_csv(args.csv, label=args.label or "class", positive=args.positive,
+                    categorical=args.categorical or None)
+    return Path(args.csv).name, X, y
+
+
 def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str, float]:
     from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 
@@ -68,24 +97,28 @@ def _fit_command(args: argparse.Namespace) -> int:
 
     from optrules.experiments.report import exact_summary
 
+    _check_data_arguments(args)
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver
     if args.time_limit is not None:
         params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
-    if args.positive is not None and "positive" in METHODS[args.method].estimator().get_params():
+    accepted = METHODS[args.method].estimator().get_params()
+    if args.positive is not None and "positive" in accepted:
         params.setdefault("positive", args.positive)
+    if "random_state" in accepted:  # a randomised method: --seed makes the whole command reproducible
+        params.setdefault("random_state", args.seed)
     estimator = make_estimator(args.method, **params)  # every parameter checked before the data is read
-    X, y = load(args.dataset)
+    name, X, y = _load_data(args)
     positive = args.positive if args.positive is not None else y.attrs.get("positive")
     if positive is None:
-        positive = y.value_counts().idxmin()
+        positive = minority_class(y.value_counts().to_dict())
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
     estimator.fit(X_train, y_train)
     ruleset = estimator.ruleset_
     positive = ruleset.positive if ruleset.positive is not None else positive
-    print(f"# {args.method} on {args.dataset}: {len(X_train)} training / {len(X_test)} test samples, "
+    print(f"# {args.method} on {name}: {len(X_train)} training / {len(X_test)} test samples, "
           f"positive class {positive!r}\n")
     print(ruleset)
     print()
@@ -112,8 +145,12 @@ def _fit_command(args: argparse.Namespace) -> int:
 def _compare_command(args: argparse.Namespace) -> int:
     from optrules.experiments import compare
 
+    _check_data_arguments(args)
+    if (args.dataset is None) == (args.csv is None):
+        raise ValueError("compare needs a bundled dataset name or --csv PATH (one of them)")
     print(compare(args.dataset, args.methods, test_size=args.test_size, seed=args.seed,
-                  time_limit=args.time_limit, jobs=args.jobs))
+                  time_limit=args.time_limit, jobs=args.jobs, csv=args.csv, label=args.label or "class",
+                  positive=args.positive, categorical=args.categorical))
     return 0
 
 
@@ -131,10 +168,18 @@ def _run_command(args: argparse.Namespace) -> int:
 
 
 def _datasets_command(_: argparse.Namespace) -> int:
+    rows = []
     for name in list_datasets():
         entry = info(name)
-        print(f"{name:16s}{entry['n_rows']:>7d} rows {entry['n_features']:>3d} features  "
-              f"classes {entry['classes']}")
+        positive = entry["positive_class"]
+        rows.append((name, entry["n_rows"], entry["n_features"],
+                     f"{minority_class(entry['classes'])} (minority)" if positive is None else str(positive),
+                     ", ".join(f"{label}: {count}" for label, count in entry["classes"].items())))
+    name_width = max(len("dataset"), *(len(row[0]) for row in rows)) + 2
+    positive_width = max(len("positive class"), *(len(row[3]) for row in rows)) + 2
+    print(f"{'dataset':{name_width}s}{'rows':>7s}{'features':>10s}  {'positive class':{positive_width}s}classes")
+    for name, n_rows, n_features, positive, classes in rows:
+        print(f"{name:{name_width}s}{n_rows:>7d}{n_features:>10d}  {positive:{positive_width}s}{classes}")
     return 0
 
 
@@ -144,26 +189,41 @@ def _methods_command(_: argparse.Namespace) -> int:
     return 0
 
 
+def _add_csv_arguments(command: argparse.ArgumentParser, csv_home: Any) -> None:
+    """``--csv`` (added to ``csv_home``: the command, or a group that excludes ``--dataset``), ``--label``,
+    ``--categorical`` and ``--positive``."""
+    csv_home.add_argument("--csv", metavar="PATH", help="a CSV file (plain or gzip) instead of a bundled dataset")
+    command.add_argument("--label", metavar="COLUMN", help="the CSV's label column (default: class)")
+    command.add_argument("--categorical", nargs="+", metavar="COLUMN",
+                         help="CSV columns to read as categories even if their values look numeric")
+    command.add_argument("--positive", help="positive class (default: the dataset's, else the minority)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="optrules", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="optrules", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"optrules {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    fit = commands.add_parser("fit", help="fit one method on a bundled dataset and print its rules")
-    fit.add_argument("--dataset", required=True, choices=list_datasets())
+    fit = commands.add_parser("fit", help="fit one method on a bundled dataset or a CSV file and print its rules")
+    data = fit.add_mutually_exclusive_group(required=True)
+    data.add_argument("--dataset", choices=list_datasets(), help="a bundled dataset (optrules datasets)")
+    _add_csv_arguments(fit, data)
     fit.add_argument("--method", required=True, choices=sorted(METHODS))
     fit.add_argument("--solver", help="solver name (see docs/solvers.md)")
     fit.add_argument("--param", action="append", type=_parse_param, metavar="KEY=VALUE",
                      help="a method parameter; values are read as JSON when they parse")
-    fit.add_argument("--positive", help="positive class (default: the dataset's, else the minority)")
     fit.add_argument("--time-limit", type=_time_limit,
                      help="wall-clock seconds for the exact part of the fit (warm start, model load, solve)")
     fit.add_argument("--test-size", type=float, default=0.3)
-    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--seed", type=int, default=0,
+                     help="seed of the split and of a randomised method (default 0)")
     fit.set_defaults(run=_fit_command)
     comparison = commands.add_parser(
         "compare", help="fit the default exact and heuristic methods on one dataset, print a table and rules",
         description=f"Default methods (the registered ones of optrules.registry.PREFERENCE): "
                     f"{', '.join(default_methods())}.")
-    comparison.add_argument("dataset", choices=list_datasets())
+    comparison.add_argument("dataset", nargs="?", choices=list_datasets(),
+                            help="a bundled dataset (optrules datasets); or give --csv")
+    _add_csv_arguments(comparison, comparison)
     comparison.add_argument("--methods", nargs="+", metavar="METHOD", help="methods to compare instead")
     comparison.add_argument("--test-size", type=float, default=0.3)
     comparison.add_argument("--seed", type=int, default=0)
@@ -192,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except (ValueError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback
+    except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback
         print(f"optrules: error: {error}", file=sys.stderr)
         return 2
 

@@ -24,6 +24,7 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from optrules.classes import minority_class
 from optrules.exceptions import CategoryWarning
 from optrules.ruleset import CategoricalCondition, Condition, Ruleset, factorize_labels
 
@@ -229,8 +230,7 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> Bin
     for label, count in zip(distinct, np.bincount(codes, minlength=len(distinct)).tolist()):
         counts[_plain(label)] += count
     if positive is None:
-        fewest = min(counts.values())
-        positive = [c for c in classes if counts[c] == fewest][-1]
+        positive = minority_class(counts, classes)
     else:
         positive = _plain(positive)
         if positive not in classes:

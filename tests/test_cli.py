@@ -48,3 +48,91 @@ def test_fit_takes_a_time_limit_and_prints_the_exact_part(capsys):
         main(["fit", "--dataset", "tic_tac_toe", "--method", "setcover", "--time-limit", "-1"])
     assert stop.value.code == 2
     assert "the time limit must be a positive number of seconds, got '-1'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- any CSV, version, listings
+def _bundled_csv(tmp_path, name: str):
+    """The bundled file of ``name`` as a plain CSV in ``tmp_path`` (what a user would export)."""
+    import gzip
+    from importlib import resources
+
+    from optrules.datasets import info
+
+    entry = info(name)
+    packed = resources.files("optrules.datasets").joinpath("data", entry["file"]).read_bytes()
+    path = tmp_path / f"{name}.csv"
+    path.write_bytes(gzip.decompress(packed))
+    return path, entry
+
+
+def _without_run_details(out: str) -> list[str]:
+    """The printed model and metrics, without the header line (it names the data) and the fit time."""
+    lines = out.splitlines()[1:]
+    return [re.sub(r", fit [\d.]+ s$", "", line) for line in lines]
+
+
+@pytest.mark.parametrize(("name", "method"), [("tic_tac_toe", "setcover-greedy"), ("heart_statlog", "libre")])
+def test_fit_on_the_csv_of_a_bundled_dataset_learns_the_same_rules(tmp_path, capsys, name, method):
+    path, entry = _bundled_csv(tmp_path, name)
+    assert main(["fit", "--dataset", name, "--method", method]) == 0
+    bundled = capsys.readouterr().out
+    # heart_statlog codes some categories as numbers: the manifest's categorical columns are named
+    command = ["fit", "--csv", str(path), "--positive", entry["positive_class"], "--method", method]
+    if entry["categorical"]:
+        command += ["--categorical", *entry["categorical"]]
+    assert main(command) == 0
+    from_csv = capsys.readouterr().out
+    assert f"on {path.name}:" in from_csv.splitlines()[0]
+    assert _without_run_details(from_csv) == _without_run_details(bundled)
+    assert "IF " in from_csv
+
+
+def test_compare_on_a_csv_file(tmp_path, capsys):
+    path, _ = _bundled_csv(tmp_path, "monk1")
+    assert main(["compare", "--csv", str(path), "--positive", "1", "--methods", "setcover-greedy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# monk1: ") and "positive class '1'" in out
+    assert re.search(r"^setcover-greedy\s+heuristic\s+[\d.]+", out, re.M)
+
+
+def test_csv_options_are_checked(tmp_path, capsys):
+    assert main(["fit", "--csv", str(tmp_path / "absent.csv"), "--method", "libre"]) == 2
+    assert "CSV file not found" in capsys.readouterr().err
+    assert main(["fit", "--dataset", "monk1", "--label", "y", "--method", "libre"]) == 2
+    assert "--label and --categorical describe a CSV file" in capsys.readouterr().err
+    assert main(["compare"]) == 2
+    assert "a bundled dataset name or --csv PATH" in capsys.readouterr().err
+    path, _ = _bundled_csv(tmp_path, "monk1")
+    assert main(["fit", "--csv", str(path), "--label", "target", "--method", "libre"]) == 2
+    assert "target" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fit", "--dataset", "monk1", "--csv", str(path), "--method", "libre"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_version_help_and_dataset_listing(capsys):
+    from optrules import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"optrules {__version__}"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    assert "``" not in help_text and "Interpretable classifiers" in help_text
+    assert main(["datasets"]) == 0
+    listing = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert re.search(r"^tic_tac_toe\s+958\s+9\s+positive\s+positive: 626, negative: 332$", listing["tic_tac_toe"])
+    # no conventional positive class: the one the estimators pick (fewest samples, ties to the last sorted)
+    assert re.search(r"\s+1 \(minority\)\s+", listing["monk1"])  # 278 each: '1' sorts last
+    assert re.search(r"\s+vgood \(minority\)\s+", listing["car_evaluation"])
+
+
+def test_fit_of_a_randomised_method_is_reproducible_with_its_seed(capsys):
+    runs = []
+    for _ in range(2):
+        assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--seed", "3"]) == 0
+        runs.append(_without_run_details(capsys.readouterr().out))
+    assert runs[0] == runs[1]
+    assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--param", "random_state=4"]) == 0
+    assert "IF " in capsys.readouterr().out  # an explicit random_state is taken as given

@@ -1,16 +1,19 @@
-"""``optrules compare DATASET``: the default exact and heuristic methods on one stratified hold-out split.
+"""``optrules compare DATASET`` (or ``--csv PATH``): the default exact and heuristic methods on one
+stratified hold-out split.
 
-The default methods are :data:`optrules.registry.PREFERENCE` filtered by what is registered, so a
-method joins the comparison as soon as its branch registers it under one of these names; the list
-keeps one or two methods per family to stay well under a minute on the bundled datasets. (The list
-lives in the registry so that ``optrules --help`` can name it without importing the experiment runner.) Methods that solve models get ``time_limit`` seconds for their exact part (its
-warm start, model load and solve); one stopped at the limit shows its status, best bound and gap,
-and one that returned its warm start says so under the table.
+The default methods are :data:`optrules.registry.PREFERENCE` (one or two methods per family, so that a
+comparison stays well under a minute on the bundled datasets; the list lives in the registry so that
+``optrules --help`` can name it without importing the experiment runner). Methods that solve models
+get ``time_limit`` seconds for their exact part (its warm start, model load and solve); one stopped at
+the limit shows its status, best bound and gap, and one that returned its warm start says so under
+the table.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -67,11 +70,26 @@ def _text(value: Any) -> str:
     return "-" if pd.isna(value) else str(value)
 
 
-def compare(dataset: str, methods: list[str] | None = None, test_size: float = 0.3, seed: int = 0,
-            time_limit: float | None = 10.0, jobs: int = 1) -> Comparison:
+def compare(dataset: str | None = None, methods: list[str] | None = None, test_size: float = 0.3,
+            seed: int = 0, time_limit: float | None = 10.0, jobs: int = 1, *, csv: str | os.PathLike[str] | None = None,
+            label: str = "class", positive: Any = None, categorical: list[str] | None = None) -> Comparison:
     """Fit ``methods`` (default :func:`default_methods`) with their default parameters on a stratified
-    ``1 - test_size`` training split of bundled ``dataset`` and score them on the rest; every
-    method that solves models gets ``time_limit`` seconds for its exact part (None: no limit)."""
+    ``1 - test_size`` training split of one dataset and score them on the rest; every method that
+    solves models gets ``time_limit`` seconds for its exact part (None: no limit).
+
+    The dataset is a bundled one (``dataset``, see :func:`optrules.datasets.list_datasets`) or a CSV
+    file (``csv``, read by :func:`optrules.datasets.load_csv` with its ``label`` column and the columns
+    ``categorical`` forced to categories; ``dataset`` then names it in the table, default the file's
+    name). ``positive``: the positive class (default: the bundled dataset's, else the minority class)."""
+    if dataset is None and csv is None:
+        raise ValueError("compare needs a bundled dataset name or csv=PATH")
+    spec: dict[str, Any] = {"name": dataset if dataset is not None else Path(csv).name.split(".")[0]}
+    if csv is not None:
+        spec.update({"path": str(Path(csv).resolve()), "label": label})
+        if categorical:
+            spec["categorical"] = list(categorical)
+    if positive is not None:
+        spec["positive"] = positive
     entries = []
     for name in methods or default_methods():
         entry: dict[str, Any] = {"name": name}
@@ -79,8 +97,8 @@ def compare(dataset: str, methods: list[str] | None = None, test_size: float = 0
             entry["solver_options"] = {"time_limit": time_limit}
         entries.append(entry)
     config = load_config({
-        "title": f"compare {dataset}",
-        "datasets": [{"name": dataset}],
+        "title": f"compare {spec['name']}",
+        "datasets": [spec],
         "protocol": {"kind": "splits", "repeats": 1, "train_size": 1.0 - test_size, "seed": seed},
         "methods": entries,
         "parallel": {"jobs": jobs},
