@@ -21,9 +21,9 @@ the top 500 points, the greedy weighted set cover with alpha 0.7.
   stopping rule, as the reference (these are not the estimator's defaults; docs/methods/libre.md).
 
 Each run is a fresh ``python`` process that imports its side, makes the data and times the fit alone
-(imports and data generation excluded; for optrules this includes the first calls of the compiled
-kernels, loaded from numba's cache). CPU seconds are ``time.process_time`` of the fit, wall seconds
-``time.perf_counter``; the table gives medians over ``--repeats`` runs and the ratio of the medians.
+(imports and data generation excluded; for optrules this includes the import and the first calls of
+its compiled kernels, extension modules built at install). CPU seconds are ``time.process_time`` of
+the fit, wall seconds ``time.perf_counter``; the table gives medians over ``--repeats`` runs and the ratio of the medians.
 The machine is shared, so CPU seconds are the figure to read.
 
     python benchmarks/libre_reference.py [--reference /tmp/libre_ref/libre] [--rows 5000] [--repeats 3]

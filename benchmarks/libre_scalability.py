@@ -316,7 +316,7 @@ NOTES = (
     "element and the lattice has features x bins bits (about 185,000 at 1M x 10). The base learner "
     "visits every one of a seed's ones once per boundary point, so a learner costs about "
     "(boundary points) x (bits) heap steps: it runs in the compiled kernel "
-    "(`optrules/learners/boundary_kernel.py`: rows kept as their zeros, a lazy max-heap for the best "
+    "(`optrules/learners/boundary_kernel.pyx`: rows kept as their zeros, a lazy max-heap for the best "
     "bit, distances recomputed only for the popped bit), and the samples are never expanded into "
     "(samples x bits) matrices (coverage is computed from bin indices).\n"
 )

@@ -10,23 +10,24 @@ on ``PYTHONPATH`` and the same interpreter:
 * ``optrules --help``, ``optrules methods``, ``optrules datasets``: the console script's entry
                            point (``from optrules.cli import main``), wall and CPU seconds, and the
                            solver stacks / scikit-learn / numba the command left in ``sys.modules``;
-* ``first fit``            in a fresh process, ``optrules.fit(X, y, method="libre")`` on 2,000 x 10
-                           uniform features with random balanced labels (data made before the clock
-                           starts; the clock covers ``import optrules`` and the fit, so whatever the
-                           package imports, eagerly or on first use, is in it on either checkout), then
-                           a ``second fit`` of the same data in the same process: their difference is
-                           the one-off cost (imports, numba cache loading, first calls). The child
-                           reports the numba dispatchers' cache hits and misses, so a first fit that
-                           compiled (a miss) shows as such;
-* ``first fit, empty cache`` the same with ``NUMBA_CACHE_DIR`` set to a new empty directory, so every
-                           kernel the fit needs compiles: what the numba cache saves a fresh process
-                           (``--cold-repeats`` runs, default 3, as compiling is slow).
+* ``first fit``            in a fresh process, after ``import optrules`` and ``make_estimator`` (so the
+                           estimator's module, scikit-learn and pandas are imported before the clock),
+                           the fit-only CPU seconds (``time.process_time``) of the first ``fit`` of
+                           ``setcover-greedy``, ``libre`` and ``bottom-up`` (defaults, ``random_state=0``) on
+                           ``synthetic.hidden_rule_data(10000, 10, noise=0.05, seed=0)`` (made before the
+                           clock), then of a ``second fit`` of a new estimator on the same data in the
+                           same process: their difference is the one-off cost of the first fit (the
+                           kernels' modules and what they import, first calls). The child reports
+                           whether a JIT compiler (numba, llvmlite) was imported;
+* ``ripper``               with ``--ripper``, wittgenstein's RIPPER on the same data, fit only, in fresh
+                           processes (the reference of the issue's speed targets), so that the first
+                           fits' ratios to it come from the same run.
 
-Medians of ``--repeats`` runs (default 5) after one warm-up run of each command (which also fills
-the numba cache); CPU seconds are user + system of the child (``os.wait4``), the figure to trust on a
-loaded machine. Prints the table and writes ``benchmarks/results/startup.md``.
+Medians of ``--repeats`` runs (default 5) after one warm-up run of each command (file cache,
+``.pyc``; a checkout with numba kernels also fills numba's cache); CPU seconds are user + system of
+the child (``os.wait4``), the figure to trust on a loaded machine. Prints the table and writes ``benchmarks/results/startup.md``.
 
-    python benchmarks/startup.py [--reference DIR [--reference-name NAME]] [--repeats 5] [--cold-repeats 3]
+    python benchmarks/startup.py [--reference DIR [--reference-name NAME]] [--repeats 5] [--ripper]
 
 (``git archive main | tar -x -C DIR`` makes a reference checkout; link ``DIR/optrules/models`` to
 ``../models`` as a source checkout needs.)
@@ -51,6 +52,12 @@ TARGET_IMPORT_SECONDS = 1.0
 TARGET_HELP_SECONDS = 1.5
 #: Modules whose presence in ``sys.modules`` after a command the table reports.
 WATCHED = ("pyomo", "cvxpy", "highspy", "pyscipopt", "clarabel", "cyipopt", "sklearn", "numba", "pandas")
+#: The methods whose first fit is timed, and the issue's targets for two of them: at least this many
+#: times faster than RIPPER (CPU seconds of the fit).
+FIT_METHODS = ("setcover-greedy", "libre", "bottom-up")
+TARGET_OVER_RIPPER = {"setcover-greedy": 50.0, "libre": 30.0}
+FIT_ROWS = 10_000
+BENCHMARKS = Path(__file__).resolve().parent
 SOLVER_STACKS = ("pyomo", "cvxpy", "highspy", "pyscipopt", "clarabel", "cyipopt")
 RUN_TIMEOUT = 600
 
@@ -67,33 +74,41 @@ finally:
 sys.exit(code)
 """
 
-#: A first and a second LIBRE fit in one fresh process; prints their seconds and the numba cache stats.
+#: A first and a second fit of one method in one fresh process; prints their fit-only seconds.
 FIT_CHILD = """
 import json, sys, time
-import numpy as np
-rng = np.random.default_rng(0)
-X = rng.uniform(0.0, 100.0, size=(2000, 10))
-y = np.zeros(2000, dtype=int)
-y[:1000] = 1
-rng.shuffle(y)
-start = time.perf_counter()
+sys.path.insert(0, {benchmarks!r})
+from synthetic import POSITIVE, hidden_rule_data
+X, y = hidden_rule_data({rows}, 10, noise=0.05, seed=0)
+start = time.process_time()
 import optrules
-first_ruleset = optrules.fit(X, y, method="libre", random_state=0)
-first = time.perf_counter() - start
-start = time.perf_counter()
-second_ruleset = optrules.fit(X, y, method="libre", random_state=0)
-second = time.perf_counter() - start
-assert str(first_ruleset) == str(second_ruleset)
-from numba.core.registry import CPUDispatcher
-hits = misses = 0
-for name, module in list(sys.modules.items()):
-    if name.startswith("optrules"):
-        for value in vars(module).values():
-            if isinstance(value, CPUDispatcher):
-                hits += sum(value.stats.cache_hits.values())
-                misses += sum(value.stats.cache_misses.values())
-print(json.dumps({"first": first, "second": second, "hits": hits, "misses": misses,
-                  "rules": first_ruleset.n_rules}))
+parameters = optrules.get_method({method!r}).estimator.parameters
+params = {{key: value for key, value in (("positive", POSITIVE), ("random_state", 0)) if key in parameters}}
+models = [optrules.make_estimator({method!r}, **params) for _ in range(2)]
+imports = time.process_time() - start
+seconds = []
+for model in models:
+    cpu, wall = time.process_time(), time.perf_counter()
+    model.fit(X, y)
+    seconds.append((time.process_time() - cpu, time.perf_counter() - wall))
+assert str(models[0].ruleset_) == str(models[1].ruleset_)
+print(json.dumps({{"imports": imports, "first": seconds[0][0], "second": seconds[1][0],
+                  "first_wall": seconds[0][1], "rules": models[0].ruleset_.n_rules,
+                  "jit": sorted({{"numba", "llvmlite"}} & {{m.partition(".")[0] for m in sys.modules}})}}))
+"""
+
+#: wittgenstein's RIPPER on the same data, fit only.
+RIPPER_CHILD = """
+import json, sys, time
+sys.path.insert(0, {benchmarks!r})
+import wittgenstein
+from synthetic import POSITIVE, hidden_rule_data
+X, y = hidden_rule_data({rows}, 10, noise=0.05, seed=0)
+model = wittgenstein.RIPPER(random_state=0)
+cpu, wall = time.process_time(), time.perf_counter()
+model.fit(X, y, pos_class=POSITIVE)
+print(json.dumps({{"first": time.process_time() - cpu, "first_wall": time.perf_counter() - wall,
+                  "rules": len(model.ruleset_.rules)}}))
 """
 
 
@@ -128,14 +143,16 @@ def watched_modules(stderr: str) -> list[str]:
     return line.split()[1:]
 
 
-def measure(checkouts: dict[str, Path], repeats: int, cold_repeats: int) -> list[dict]:
+def measure(checkouts: dict[str, Path], repeats: int, ripper: bool) -> list[dict]:
     """One row per (figure, checkout): medians over ``repeats`` runs, checkouts alternating."""
     cli = {f"optrules {command}": ["-c", CLI_CHILD.format(watched=WATCHED), command]
            for command in ("--help", "methods", "datasets")}
     figures: dict[str, list[str]] = {"import optrules": ["-c", "import optrules"], **cli}
+    fits = {f"first fit: {method}": ["-c", FIT_CHILD.format(benchmarks=str(BENCHMARKS), rows=FIT_ROWS, method=method)]
+            for method in FIT_METHODS}
     samples: dict[tuple[str, str], list[dict]] = {}
-    for figure, args in figures.items():
-        for label, checkout in checkouts.items():  # warm-up: file cache, .pyc and numba caches
+    for figure, args in {**figures, **fits}.items():
+        for label, checkout in checkouts.items():  # warm-up: file cache, .pyc (and numba's cache)
             run_child(checkout, args)
         for _ in range(repeats):
             for label, checkout in checkouts.items():
@@ -145,29 +162,28 @@ def measure(checkouts: dict[str, Path], repeats: int, cold_repeats: int) -> list
                     result["importtime"] = importtime_microseconds(timed["stderr"]) / 1e6
                 if figure in cli:
                     result["modules"] = watched_modules(result["stderr"])
+                if figure in fits:
+                    result.update(json.loads(result["stdout"].splitlines()[-1]))
+                    result["modules"] = result.pop("jit")
                 samples.setdefault((figure, label), []).append(result)
-    for label, checkout in checkouts.items():
-        run_child(checkout, ["-c", FIT_CHILD])
-    for _ in range(repeats):
-        for label, checkout in checkouts.items():
-            result = run_child(checkout, ["-c", FIT_CHILD])
-            samples.setdefault(("libre fit", label), []).append({**result, **json.loads(result["stdout"])})
-    for _ in range(cold_repeats):
-        for label, checkout in checkouts.items():
-            with tempfile.TemporaryDirectory() as cache:
-                result = run_child(checkout, ["-c", FIT_CHILD], {"NUMBA_CACHE_DIR": cache})
-            samples.setdefault(("libre fit, empty numba cache", label), []).append(
-                {**result, **json.loads(result["stdout"])})
+    if ripper:
+        args = ["-c", RIPPER_CHILD.format(benchmarks=str(BENCHMARKS), rows=FIT_ROWS)]
+        for _ in range(repeats):
+            result = run_child(next(iter(checkouts.values())), args)
+            result.update(json.loads(result["stdout"].splitlines()[-1]))
+            samples.setdefault(("first fit: ripper (wittgenstein)", "-"), []).append(result)
     rows = []
     for (figure, label), runs in samples.items():
         median = {key: statistics.median(r[key] for r in runs) for key in runs[0]
                   if isinstance(runs[0][key], (int, float))}
+        nan = float("nan")
         row = {"figure": figure, "checkout": label, "runs": len(runs), "wall s": median["wall"],
-               "CPU s": median["cpu"], "importtime s": median.get("importtime", float("nan")),
-               "first fit s": median.get("first", float("nan")), "second fit s": median.get("second", float("nan")),
-               "one-off s": median["first"] - median["second"] if "first" in median else float("nan"),
-               "numba cache hits/misses": (f"{median['hits']:.0f}/{median['misses']:.0f}" if "hits" in median
-                                           else "-"),
+               "CPU s": median["cpu"], "importtime s": median.get("importtime", nan),
+               "imports CPU s": median.get("imports", nan),
+               "first fit CPU s": median.get("first", nan), "second fit CPU s": median.get("second", nan),
+               "one-off CPU s": median["first"] - median["second"] if "second" in median else nan,
+               "first fit wall s": median.get("first_wall", nan),
+               "rules": f"{median['rules']:.0f}" if "rules" in median else "-",
                "imported": (" ".join(sorted({m for r in runs for m in r["modules"]})) or "none")
                if "modules" in runs[0] else "-"}
         rows.append(row)
@@ -182,10 +198,12 @@ def ratios(rows: list[dict], labels: list[str]) -> list[dict]:
     by = {(r["figure"], r["checkout"]): r for r in rows}
     out = []
     for figure in dict.fromkeys(r["figure"] for r in rows):
+        if (figure, labels[1]) not in by:
+            continue
         new, old = by[(figure, labels[0])], by[(figure, labels[1])]
         out.append({"figure": figure, "wall ratio": new["wall s"] / old["wall s"],
                     "CPU ratio": new["CPU s"] / old["CPU s"],
-                    "first-fit ratio": new["first fit s"] / old["first fit s"]})
+                    "first fit CPU ratio": new["first fit CPU s"] / old["first fit CPU s"]})
     return out
 
 
@@ -195,34 +213,45 @@ def main() -> None:
     parser.add_argument("--reference-name", default="reference",
                         help="what the results page calls the reference (e.g. 'main at 4593115')")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--cold-repeats", type=int, default=3)
+    parser.add_argument("--ripper", action="store_true",
+                        help="also time wittgenstein's RIPPER on the fit data (optrules[peers])")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "startup.md"))
     args = parser.parse_args()
     checkouts = {"this checkout": Path(__file__).resolve().parent.parent}
     if args.reference:
         checkouts[args.reference_name] = Path(args.reference).resolve()
-    rows = measure(checkouts, args.repeats, args.cold_repeats)
+    rows = measure(checkouts, args.repeats, args.ripper)
     compared = ratios(rows, list(checkouts))
     this = {r["figure"]: r for r in rows if r["checkout"] == "this checkout"}
     stacks = {figure: sorted(set(r["imported"].split()) & set(SOLVER_STACKS)) for figure, r in this.items()
-              if r["imported"] != "-"}
+              if r["imported"] != "-" and not figure.startswith("first fit")}
     verdict = (f"Targets: `import optrules` <= {TARGET_IMPORT_SECONDS} s by `-X importtime` "
                f"(median {this['import optrules']['importtime s']:.3f} s), `optrules --help` <= "
                f"{TARGET_HELP_SECONDS} s wall (median {this['optrules --help']['wall s']:.3f} s); solver stacks "
                f"imported by the CLI listings: "
                + "; ".join(f"{figure}: {', '.join(found) or 'none'}" for figure, found in stacks.items()) + ".")
+    ripper_row = next((r for r in rows if r["figure"].startswith("first fit: ripper")), None)
+    if ripper_row is not None:
+        verdict += " First fit in a fresh process against RIPPER's fit (CPU seconds, same run): " + "; ".join(
+            f"{method} {ripper_row['first fit CPU s'] / this[f'first fit: {method}']['first fit CPU s']:.1f}x"
+            + (f" (target >= {TARGET_OVER_RIPPER[method]:.0f}x)" if method in TARGET_OVER_RIPPER else "")
+            for method in FIT_METHODS) + "."
     body = (f"{verdict}\n\n{markdown_table(rows)}\n\n"
             + (f"This checkout over {args.reference_name}, medians of the same run:\n\n"
                f"{markdown_table(compared)}\n\n" if compared else "")
             + "Each figure is a fresh process with the checkout first on PYTHONPATH; wall and CPU seconds are "
               "the whole child process (interpreter start-up included; CPU = user + system from `os.wait4`), "
-              "`importtime s` the cumulative time `python -X importtime` gives `optrules`. `first fit s` "
-              "covers `import optrules` and the first fit (so every import the fit needs, eager or lazy); "
-              "`one-off s` = first - second fit. "
-              "`imported` lists the watched modules (solver stacks, scikit-learn, numba, pandas) left in "
-              "`sys.modules` by the command. The empty-cache rows compile every numba kernel the fit needs.\n")
-    command = "python benchmarks/startup.py" + (f" --reference DIR --reference-name '{args.reference_name}'"
-                                                 if args.reference else "")
+              "`importtime s` the cumulative time `python -X importtime` gives `optrules`. The `first fit` rows "
+              f"are fits on `hidden_rule_data({FIT_ROWS}, 10, noise=0.05, seed=0)`: `imports CPU s` is `import "
+              "optrules` and `make_estimator` (the estimator's module, scikit-learn, pandas), `first fit CPU s` "
+              "the first `fit` alone (`time.process_time`), `second fit CPU s` a second estimator's fit in the "
+              "same process, `one-off CPU s` their difference (what the first fit pays once: the kernels' "
+              "modules and what they import, first calls). `imported` lists the watched modules (solver "
+              "stacks, scikit-learn, numba, pandas) left in `sys.modules` by a CLI command, and for the fits "
+              "the JIT compilers (numba, llvmlite) in `sys.modules` after them.\n")
+    command = ("python benchmarks/startup.py" + (f" --reference DIR --reference-name '{args.reference_name}'"
+                                                  if args.reference else "")
+               + (f" --repeats {args.repeats}" if args.repeats != 5 else "") + (" --ripper" if args.ripper else ""))
     print(body)
     write_report(args.out, "Start-up", command, body)
 

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
+from optrules.chimerge_kernel import CHI2_DECIMALS, EXPECTED_FLOOR, merge_kernel, pair_chi2
 from optrules.weights import validate_sample_weight
 
 __all__ = [
@@ -55,17 +55,10 @@ __all__ = [
     "METHODS",
 ]
 
-#: Value that replaces an expected count of exactly 0 in the chi-square
-#: statistic (Kerber 1992).  With it an empty cell of the 2 x n_classes table
-#: contributes ``(0 - 0.1)**2 / 0.1 = 0.1``.
-EXPECTED_FLOOR = 0.1
-
-#: Chi-square values are rounded to this many decimals (``rint(x * 1e9) / 1e9``)
-#: before they are compared, so that pairs whose statistics are mathematically
-#: equal but differ by floating-point noise (which depends on the order of the
-#: class columns) are treated as ties and resolved by the leftmost-pair rule.
-_CHI2_DECIMALS = 9
-_CHI2_SCALE = 10.0**_CHI2_DECIMALS
+# EXPECTED_FLOOR (the expected count that replaces an exact 0) and CHI2_DECIMALS (the rounding of
+# the statistic before comparisons) live with the compiled kernels that use them
+# (optrules/chimerge_kernel.pyx).
+_CHI2_SCALE = 10.0**CHI2_DECIMALS
 
 
 # --------------------------------------------------------------------------- #
@@ -218,7 +211,7 @@ def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
     ``i`` and ``i + 1``.  ``E_ij = R_i * C_j / N``, with an expected count of 0
     replaced by :data:`EXPECTED_FLOOR`.  Cell terms are summed sequentially in
     the order (row a, class 0), (row b, class 0), (row a, class 1), ... and
-    the sum is rounded to ``_CHI2_DECIMALS`` decimals, so the result is
+    the sum is rounded to ``CHI2_DECIMALS`` decimals, so the result is
     bit-identical to :func:`_pair_chi2`.
     """
     counts = np.asarray(counts)
@@ -250,39 +243,11 @@ def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
     return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
 
 
-@njit(cache=True, nogil=True)
-def _pair_chi2_kernel(a: np.ndarray, b: np.ndarray) -> float:
-    """Chi-square of the 2 x n_classes table with count rows ``a`` and ``b`` (compiled).
-
-    Scalar twin of :func:`_adjacent_chi2`: the same operations in the same order, hence the same
-    IEEE result, rounded to ``_CHI2_DECIMALS`` decimals half to even like ``np.rint``.
-    """
-    ra = 0.0
-    rb = 0.0
-    for j in range(a.shape[0]):
-        ra += a[j]
-        rb += b[j]
-    n = ra + rb
-    total = 0.0
-    for j in range(a.shape[0]):
-        cj = float(a[j] + b[j])
-        ea = ra * cj / n
-        eb = rb * cj / n
-        if ea == 0.0:
-            ea = EXPECTED_FLOOR
-        if eb == 0.0:
-            eb = EXPECTED_FLOOR
-        da = a[j] - ea
-        db = b[j] - eb
-        total += da * da / ea
-        total += db * db / eb
-    return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
-
-
 def _pair_chi2(a: Any, b: Any) -> float:
     """Chi-square of the 2 x n_classes table with (possibly weighted) count rows ``a`` and ``b``
-    (see :func:`_pair_chi2_kernel`)."""
-    return float(_pair_chi2_kernel(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)))
+    (the compiled :func:`optrules.chimerge_kernel.pair_chi2`, the scalar twin of
+    :func:`_adjacent_chi2`)."""
+    return pair_chi2(np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64))
 
 
 # --------------------------------------------------------------------------- #
@@ -384,125 +349,7 @@ def _merge_intervals(
     table = np.ascontiguousarray(table, dtype=np.float64 if table.dtype.kind == "f" else np.int64)
     chi = _adjacent_chi2(table)
     limit = -1 if max_intervals is None else int(max_intervals)
-    return _merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _heap_before(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> bool:
-    """Entry ``a`` pops before ``b``: lower chi-square, then the leftmost pair."""
-    if chi[a] != chi[b]:
-        return chi[a] < chi[b]
-    return ints[a, 0] < ints[b, 0]
-
-
-@njit(cache=True, nogil=True)
-def _heap_swap(chi: np.ndarray, ints: np.ndarray, a: int, b: int) -> None:
-    chi[a], chi[b] = chi[b], chi[a]
-    for k in range(3):
-        ints[a, k], ints[b, k] = ints[b, k], ints[a, k]
-
-
-@njit(cache=True, nogil=True)
-def _heap_push(chi: np.ndarray, ints: np.ndarray, size: int, value: float, left: int,
-               left_version: int, right_version: int) -> int:
-    chi[size] = value
-    ints[size, 0], ints[size, 1], ints[size, 2] = left, left_version, right_version
-    at = size
-    while at > 0:
-        parent = (at - 1) // 2
-        if not _heap_before(chi, ints, at, parent):
-            break
-        _heap_swap(chi, ints, at, parent)
-        at = parent
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _heap_pop(chi: np.ndarray, ints: np.ndarray, size: int) -> int:
-    size -= 1
-    _heap_swap(chi, ints, 0, size)
-    _heap_sift_down(chi, ints, size, 0)
-    return size
-
-
-@njit(cache=True, nogil=True)
-def _heap_sift_down(chi: np.ndarray, ints: np.ndarray, size: int, at: int) -> None:
-    while True:
-        left = 2 * at + 1
-        if left >= size:
-            break
-        best = left
-        if left + 1 < size and _heap_before(chi, ints, left + 1, left):
-            best = left + 1
-        if not _heap_before(chi, ints, best, at):
-            break
-        _heap_swap(chi, ints, at, best)
-        at = best
-
-
-@njit(cache=True, nogil=True)
-def _merge_kernel(counts: np.ndarray, initial_chi: np.ndarray, threshold: float, max_intervals: int,
-                  min_intervals: int) -> np.ndarray:
-    """ChiMerge's merge loop (compiled); ``max_intervals < 0`` means no maximum.
-
-    Intervals are kept in a doubly linked list indexed by their first row. A min-heap holds
-    ``(chi2, left start, left version, right version)`` for adjacent pairs; entries made stale by a
-    merge are discarded lazily. Each merge recomputes only the two pairs that touch the merged
-    interval, so the loop costs ``O(m log m)`` for ``m`` distinct values. The first heap is built
-    bottom-up in ``O(m)``: the order of pops depends only on (chi2, left start), unique among live
-    entries, not on how the heap was built. The kernel holds no lock (``nogil``), so features are
-    discretised in parallel threads (:meth:`optrules.encode.FeatureBinning.fit`).
-    """
-    m = counts.shape[0]
-    n_int = m
-    alive = np.ones(m, dtype=np.bool_)
-    if n_int <= min_intervals or m < 2:
-        return np.flatnonzero(alive)
-    nxt = np.arange(1, m + 1)  # nxt[i] == m: no next interval
-    prv = np.arange(-1, m - 1)
-    version = np.zeros(m, dtype=np.int64)
-    capacity = 2 * m
-    heap_chi = np.empty(capacity, dtype=np.float64)
-    heap_ints = np.empty((capacity, 3), dtype=np.int64)
-    size = m - 1  # every adjacent pair, made a heap bottom-up in O(m)
-    heap_chi[:size] = initial_chi
-    heap_ints[:size, 0] = np.arange(size)
-    heap_ints[:size, 1:] = 0
-    for at in range(size // 2 - 1, -1, -1):
-        _heap_sift_down(heap_chi, heap_ints, size, at)
-
-    while n_int > min_intervals:
-        while size > 0:  # drop stale entries from the top
-            left = heap_ints[0, 0]
-            if alive[left] and version[left] == heap_ints[0, 1]:
-                right = nxt[left]
-                if right < m and version[right] == heap_ints[0, 2]:
-                    break
-            size = _heap_pop(heap_chi, heap_ints, size)
-        if size == 0:
-            break
-        top = heap_chi[0]
-        if top >= threshold and (max_intervals < 0 or n_int <= max_intervals):
-            break
-        left = heap_ints[0, 0]
-        size = _heap_pop(heap_chi, heap_ints, size)
-        right = nxt[left]
-        counts[left] += counts[right]  # merge `right` into `left`
-        alive[right] = False
-        after = nxt[right]
-        nxt[left] = after
-        if after < m:
-            prv[after] = left
-        version[left] += 1
-        n_int -= 1
-        before = prv[left]
-        if before >= 0:
-            size = _heap_push(heap_chi, heap_ints, size, _pair_chi2_kernel(counts[before], counts[left]),
-                              before, version[before], version[left])
-        if after < m:
-            size = _heap_push(heap_chi, heap_ints, size, _pair_chi2_kernel(counts[left], counts[after]),
-                              left, version[left], version[after])
-    return np.flatnonzero(alive)
+    return merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
 
 
 # --------------------------------------------------------------------------- #

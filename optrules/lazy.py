@@ -1,6 +1,6 @@
 """Public names of a package imported on first use (PEP 562 module ``__getattr__`` and ``__dir__``).
 
-``import optrules`` then costs next to nothing: scikit-learn, pandas, the compiled (numba) kernels and
+``import optrules`` then costs next to nothing: scikit-learn, pandas, the compiled kernels and
 the solver stacks are imported when a name that needs them is first used, and only those that name
 needs. ``from optrules import X``, ``optrules.X`` and ``optrules.submodule`` work as with eager
 imports; each package keeps its ``__all__`` and a ``TYPE_CHECKING`` block of the same imports for

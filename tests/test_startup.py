@@ -1,6 +1,7 @@
 """Start-up: what ``import optrules`` and the CLI's listings import, the lazy public names, and the
-numba cache a fresh process loads instead of compiling. Each check runs a fresh interpreter (the
-test process has imported everything already) and reads its ``sys.modules``: none depends on speed."""
+compiled kernels a fresh process loads (extension modules built at install, no compiler at run time).
+Each check runs a fresh interpreter (the test process has imported everything already) and reads its
+``sys.modules``: none depends on speed."""
 
 from __future__ import annotations
 
@@ -106,31 +107,36 @@ def test_fit_after_a_lazy_import_and_greedy_fits_import_no_solver() -> None:
     assert "highspy" in exact  # the ILP imports its solver when it runs
 
 
-#: A LIBRE fit in a fresh process; prints the numba cache hits and misses of the package's kernels.
-CACHE_PROBE = """
-import json, sys
+#: The compiled kernel modules: every one is an extension module built ahead of time.
+KERNELS = ("optrules.bitset_kernels", "optrules.chimerge_kernel", "optrules.learners.boundary_kernel",
+           "optrules.learners.libre_kernel")
+
+#: Small fits in a fresh process that run every kernel (ChiMerge, candidate mining and its hashes,
+#: FindBoundary, lattice coverage, the weighted filter); prints the kernels' files and whether a JIT
+#: compiler was imported.
+KERNEL_PROBE = """
+import importlib.machinery, json, sys
 import numpy as np
 import optrules
-from numba.core.registry import CPUDispatcher
 rng = np.random.default_rng(0)
 X = rng.uniform(0, 100, size=(300, 4))
 y = (X[:, 0] + X[:, 1] > 100).astype(int)
 optrules.fit(X, y, method="libre", n_estimators=2, random_state=0)
-kernels = [value for name, module in list(sys.modules.items()) if name.startswith("optrules")
-           for value in vars(module).values() if isinstance(value, CPUDispatcher)]
-print(json.dumps([sum(sum(k.stats.cache_hits.values()) for k in kernels),
-                  sum(sum(k.stats.cache_misses.values()) for k in kernels)]))
-"""
+optrules.fit(X, y, method="setcover-greedy")
+optrules.fit(X, y, method="bottom-up")
+optrules.LibreClassifier(n_estimators=2, random_state=0).fit(X, y, sample_weight=rng.integers(1, 3, 300))
+files = {name: sys.modules[name].__file__ for name in %r}
+print(json.dumps({"files": files, "suffixes": importlib.machinery.EXTENSION_SUFFIXES,
+                  "jit": sorted({"numba", "llvmlite"} & {name.partition(".")[0] for name in sys.modules})}))
+""" % (KERNELS,)
 
 
-def test_a_fresh_process_loads_the_kernels_from_the_numba_cache() -> None:
+def test_a_fresh_fit_runs_the_kernels_compiled_at_install_and_imports_no_jit_compiler() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-
-    def run() -> list[int]:
-        result = subprocess.run([sys.executable, "-c", CACHE_PROBE], env=env, cwd=ROOT, capture_output=True,
-                                text=True, check=True)
-        return json.loads(result.stdout.splitlines()[-1])
-
-    run()  # fills the cache where this checkout has not yet
-    hits, misses = run()
-    assert misses == 0 and hits > 0  # the second process compiles nothing: every kernel it calls is loaded
+    result = subprocess.run([sys.executable, "-c", KERNEL_PROBE], env=env, cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    found = json.loads(result.stdout.splitlines()[-1])
+    assert found["jit"] == []
+    assert set(found["files"]) == set(KERNELS)  # the fits loaded every kernel module
+    for name, path in found["files"].items():
+        assert path.endswith(tuple(found["suffixes"])), (name, path)

@@ -67,9 +67,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from optrules.learners.boundary import ZeroRows, find_boundary
+from optrules.learners.libre_kernel import covered_weights
 from optrules.weights import validate_sample_weight
 
 __all__ = ["learn_subset", "distinct_rows", "resolve_conflicts", "rank_boundary", "drop_redundant"]
@@ -164,26 +164,6 @@ def resolve_conflicts(positives: np.ndarray, positive_counts: np.ndarray, negati
     return positives[keep_pos], positive_counts[keep_pos], negatives[keep_neg]
 
 
-@njit(cache=True)
-def _covered_weights(coverage: np.ndarray, is_positive: np.ndarray,
-                     weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per point (row of ``coverage``) the weight of the positive and of the negative samples it
-    covers, summed in sample order (exact for integer weights below 2**53)."""
-    n_points, n_samples = coverage.shape
-    pos = np.zeros(n_points)
-    neg = np.zeros(n_points)
-    for p in range(n_points):
-        covered_pos, covered_neg = 0.0, 0.0
-        for s in range(n_samples):
-            if coverage[p, s]:
-                if is_positive[s]:
-                    covered_pos += weights[s]
-                else:
-                    covered_neg += weights[s]
-        pos[p], neg[p] = covered_pos, covered_neg
-    return pos, neg
-
-
 def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndarray,
                   min_local_support: float = 0.0, top_k: int | None = None,
                   weights: Any = None) -> np.ndarray:
@@ -205,11 +185,11 @@ def rank_boundary(coverage: np.ndarray, is_positive: np.ndarray, n_ones: np.ndar
         lsup_pos = np.bitwise_count(packed & np.packbits(is_positive)).sum(axis=1) / max(n_pos, 1)
         lsup_neg = np.bitwise_count(packed & np.packbits(~is_positive)).sum(axis=1) / max(n_neg, 1)
     else:
-        covered_pos, covered_neg = _covered_weights(np.ascontiguousarray(coverage, dtype=bool),
-                                                    is_positive, weights)
+        covered_pos, covered_neg = covered_weights(np.ascontiguousarray(coverage, dtype=bool), is_positive,
+                                                   weights)
         # the totals summed as a point covering everything would be: such a point gets lsup+ = 1
-        (total_pos,), (total_neg,) = _covered_weights(np.ones((1, is_positive.shape[0]), dtype=bool),
-                                                      is_positive, weights)
+        (total_pos,), (total_neg,) = covered_weights(np.ones((1, is_positive.shape[0]), dtype=bool),
+                                                     is_positive, weights)
         lsup_pos = covered_pos / (total_pos if total_pos > 0 else 1.0)
         lsup_neg = covered_neg / (total_neg if total_neg > 0 else 1.0)
     keep = np.flatnonzero((lsup_pos > lsup_neg) & (lsup_pos >= min_local_support))
