@@ -96,8 +96,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass
-from itertools import accumulate, combinations
-from operator import and_
+from itertools import combinations
 from typing import Any, Callable
 
 import numpy as np
@@ -345,15 +344,23 @@ class _Search:
         children = [children[k] for k in order]
         end = last = len(children)
         # kept[j]: the negatives that every test of the last j children keeps (rule 6), so those of
-        # children[k + 1:] are kept[last - 1 - k]; accumulated in C, one AND per child
-        kept = list(accumulate([c[4] for c in reversed(children)], and_, initial=neg_cover))
+        # children[k + 1:] are kept[last - 1 - k]; one AND per child from the back, and none once no
+        # negative is left (every earlier entry would be empty too)
+        kept = [neg_cover]
+        common = neg_cover
+        for child in reversed(children):
+            common &= child[4]
+            if not common:
+                break
+            kept.append(common)
         for k, child in enumerate(children):  # rules 4, 5 and 6
             while end > k and not bounds[end - 1] > self.best_key:
                 end -= 1
             if end <= k or self.stopped:
                 return
             test, positive, negative, pos_child, neg_child = child
-            floor = neg_child & kept[last - 1 - k]
+            j = last - 1 - k
+            floor = neg_child & kept[j] if j < len(kept) else 0
             # rule 6 (an empty floor never prunes: the bound of a child still visited exceeds
             # rule_key(positive, 0), rules 4 and 5)
             if floor and not rule_key(positive, neg_size(floor)) > self.best_key:
