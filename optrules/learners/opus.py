@@ -342,18 +342,29 @@ class _Search:
                        key=lambda k: (-optimistic[k], -children[k][1], -laplace(children[k][1], children[k][2])))
         bounds = [(optimistic[k], children[k][1]) for k in order]
         children = [children[k] for k in order]
-        end = len(children)
-        kept = [neg_cover] * (end + 1)  # kept[k]: the negatives that every test of children[k:] keeps
-        for k in range(end - 1, -1, -1):
-            kept[k] = kept[k + 1] & children[k][4]
+        end = last = len(children)
+        # kept[j]: the negatives that every test of the last j children keeps (rule 6), so those of
+        # children[k + 1:] are kept[last - 1 - k]; one AND per child from the back, and none once no
+        # negative is left (every earlier entry would be empty too)
+        kept = [neg_cover]
+        common = neg_cover
+        for child in reversed(children):
+            common &= child[4]
+            if not common:
+                break
+            kept.append(common)
         for k, child in enumerate(children):  # rules 4, 5 and 6
             while end > k and not bounds[end - 1] > self.best_key:
                 end -= 1
             if end <= k or self.stopped:
                 return
             test, positive, negative, pos_child, neg_child = child
-            if not rule_key(positive, neg_size(neg_child & kept[k + 1])) > self.best_key:
-                continue  # rule 6: no specialisation below the child beats the incumbent
+            j = last - 1 - k
+            floor = neg_child & kept[j] if j < len(kept) else 0
+            # rule 6 (an empty floor never prunes: the bound of a child still visited exceeds
+            # rule_key(positive, 0), rules 4 and 5)
+            if floor and not rule_key(positive, neg_size(floor)) > self.best_key:
+                continue  # no specialisation below the child beats the incumbent
             self.expand(pos_child, neg_child, positive, negative, path + (test,),
                         [c[0] for c in children[k + 1:end]])
 
