@@ -225,6 +225,17 @@ def _distinct_in_order(levels: list[_Level], ranked: np.ndarray, atom_bits: np.n
         size = min(len(ranked), 2 * size)
 
 
+def _key_index(keys: np.ndarray, key_space: int, n_queries: int):
+    """A function from keys (each one of the sorted, distinct ``keys``, all below ``key_space``) to
+    their positions: a table indexed by key when it is at most a few times the queries, else a
+    binary search."""
+    if key_space <= 4 * n_queries + (1 << 16):
+        table = np.empty(key_space, dtype=np.int64)
+        table[keys] = np.arange(len(keys))
+        return table.__getitem__
+    return lambda queries: np.searchsorted(keys, queries)
+
+
 def _best_generalisation(levels: list[_Level], gain: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """For every conjunction (global index), the largest ``gain`` of its generalisations, the
     conjunctions one atom shorter (-inf for an atom).
@@ -243,8 +254,8 @@ def _best_generalisation(levels: list[_Level], gain: np.ndarray, offsets: np.nda
         if k == 1:
             dropped = [level.atoms, level.parents]
         else:
-            keys = previous.parents * n_atoms + previous.atoms
-            dropped = [np.searchsorted(keys, d[level.parents] * n_atoms + level.atoms) for d in dropped]
+            find = _key_index(previous.parents * n_atoms + previous.atoms, len(levels[k - 2]) * n_atoms, len(level))
+            dropped = [find(d[level.parents] * n_atoms + level.atoms) for d in dropped]
             dropped.append(level.parents)
         block = slice(offsets[k], offsets[k] + len(level))
         for d in dropped:
@@ -365,15 +376,23 @@ def mine_candidates(
     keep = np.flatnonzero(lsup_pos > lsup_neg)
     length = np.repeat(np.arange(1, len(levels) + 1), [len(level) for level in levels])
     exclusiveness = lsup_pos / np.maximum(lsup_pos + lsup_neg, 1e-300)
+
+    def by_exclusiveness(index: np.ndarray) -> np.ndarray:
+        return index[np.lexsort((index, length[index], -pos_support[index], -exclusiveness[index]))]
+
     if ranking == "exclusiveness":
-        order = keep[np.lexsort((keep, length[keep], -pos_support[keep], -exclusiveness[keep]))]
+        order = by_exclusiveness(keep)
+        picked = _distinct_in_order(levels, order, atom_bits_f, offsets, max_candidates)
     else:  # "gain": the improving conjunctions by gain, then the others by exclusiveness
         gain = alpha * pos_support - (1 - alpha) * neg_support
         improving = gain[keep] > _best_generalisation(levels, gain, offsets)[keep]
         first, rest = keep[improving], keep[~improving]
-        order = np.concatenate([first[np.lexsort((first, length[first], -gain[first]))],
-                                rest[np.lexsort((rest, length[rest], -pos_support[rest], -exclusiveness[rest]))]])
-    order = order[_distinct_in_order(levels, order, atom_bits_f, offsets, max_candidates)]
+        order = first[np.lexsort((first, length[first], -gain[first]))]
+        picked = _distinct_in_order(levels, order, atom_bits_f, offsets, max_candidates)
+        if len(picked) < max_candidates and len(rest):  # the others are ranked only when reached
+            order = np.concatenate([order, by_exclusiveness(rest)])
+            picked = _distinct_in_order(levels, order, atom_bits_f, offsets, max_candidates)
+    order = order[picked]
     level_of = np.searchsorted(offsets, order, side="right") - 1
     found_items = [levels[k].items[i].tolist()
                    for k, i in zip(level_of.tolist(), (order - offsets[level_of]).tolist())]

@@ -306,3 +306,15 @@ def test_fractional_weights_bound_supports_and_rank_by_weighted_exclusiveness(da
     # distinct on the rows that weigh: two candidates differing only on rows of weight 0 are one
     live = weights > 0
     assert len({col.tobytes() for col in candidates.coverage[live].T}) == len(candidates)
+
+
+def test_generalisations_are_found_by_table_and_by_binary_search_alike():
+    """The lookup of a conjunction one atom shorter: by a table indexed by key when the key space is
+    small against the queries, by binary search otherwise; both give every key's position."""
+    from optrules.candidates import _key_index
+
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 1 << 20, 5000))
+    queries = rng.choice(keys, 20_000)
+    by_table, by_search = _key_index(keys, 1 << 20, 1 << 20), _key_index(keys, 1 << 40, 10)
+    assert (keys[by_table(queries)] == queries).all() and (by_search(queries) == by_table(queries)).all()
