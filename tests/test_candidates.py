@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 import optrules
 from optrules.candidates import mine_candidates
+from optrules.cover import CoverInstance
 from optrules.data import binarize_target, validate_features, validate_target
+from optrules.learners.selection import greedy_cover
 from optrules.ruleset import Rule, Ruleset
 
 
@@ -96,27 +98,41 @@ def test_ranking_and_cap():
     assert (np.diff(exclusiveness) <= 1e-12).all()  # ranked by exclusiveness first
 
 
-def _enumerated_candidates(frame, schema, is_positive, max_len, min_support, max_candidates):
+def _enumerated_candidates(frame, schema, is_positive, max_len, min_support, max_candidates,
+                           ranking="exclusiveness", alpha=0.5):
     """The candidate list by brute force from the module docstring: every conjunction of atoms on
     distinct features, kept if frequent and locally more positive, ranked (exclusiveness, positive
-    support, fewer atoms, then mining order: length, then atoms), the first of each coverage, capped."""
+    support, fewer atoms, then mining order: length, then atoms), the first of each coverage, capped.
+    ``ranking="gain"``: first the conjunctions whose gain alpha * P - (1 - alpha) * N exceeds that of
+    every subset one atom shorter, by gain, fewer atoms, mining order; then the others as above."""
     from optrules.candidates import DEFAULT_MAX_INTERVALS, _atoms
 
     conditions, feature_of, cover = _atoms(frame, schema, is_positive, None, "chimerge",
                                            {"max_intervals": DEFAULT_MAX_INTERVALS})
     n_pos, n_neg = is_positive.sum(), (~is_positive).sum()
     min_count = max(1, np.ceil(min_support * n_pos))
-    found = []
+    found, gain = [], {}
     for length in range(1, max_len + 1):
         for atoms in itertools.combinations(range(len(conditions)), length):
             if len(set(feature_of[list(atoms)])) < length:
                 continue
             covered = cover[:, list(atoms)].all(axis=1)
             pos, neg = int(covered[is_positive].sum()), int(covered[~is_positive].sum())
+            if pos >= min_count:
+                gain[atoms] = alpha * pos - (1 - alpha) * neg
             if pos >= min_count and pos / n_pos > neg / max(n_neg, 1):
                 lsup_pos, lsup_neg = pos / n_pos, neg / (n_neg or 1)
                 found.append((-lsup_pos / (lsup_pos + lsup_neg), -pos, length, atoms, covered))
-    found.sort(key=lambda entry: entry[:4])
+    if ranking == "gain":
+        def improving(atoms):
+            return all(gain[atoms] > gain[shorter] for shorter in itertools.combinations(atoms, len(atoms) - 1)
+                       if shorter)
+        found = [(not improving(atoms), -gain[atoms] if improving(atoms) else excl, 0 if improving(atoms) else minus_pos,
+                  length, atoms, covered) for excl, minus_pos, length, atoms, covered in found]
+        found.sort(key=lambda entry: entry[:5])
+        found = [entry[1:] for entry in found]
+    else:
+        found.sort(key=lambda entry: entry[:4])
     seen, kept = set(), []
     for *_, atoms, covered in found:
         if covered.tobytes() not in seen:
@@ -139,10 +155,48 @@ def test_candidate_list_is_the_enumerated_one_in_order(data, max_len, min_suppor
     assert len(expected) == 0 or (mined.coverage == np.column_stack([c for _, c in expected])).all()
 
 
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(mixed_data(), st.integers(1, 4), st.sampled_from([0.0, 0.1]), st.sampled_from([3, 25, 10_000]),
+       st.sampled_from([0.5, 0.8]))
+def test_gain_ranking_is_the_enumerated_one_in_order(data, max_len, min_support, max_candidates, alpha):
+    """ranking="gain": the improving conjunctions (gain above every generalisation's, found by the
+    level-wise lookup of the subsets one atom shorter) by gain, then the rest by exclusiveness,
+    exactly as enumerating every conjunction and every subset says."""
+    X, y = data
+    frame, schema, target = _prepare(X, y, "yes")
+    mined = mine_candidates(frame, schema, target.is_positive, max_len=max_len, min_support=min_support,
+                            max_candidates=max_candidates, ranking="gain", alpha=alpha)
+    expected = _enumerated_candidates(frame, schema, target.is_positive, max_len, min_support, max_candidates,
+                                      ranking="gain", alpha=alpha)
+    assert mined.conjunctions == tuple(conjunction for conjunction, _ in expected)
+    assert len(expected) == 0 or (mined.coverage == np.column_stack([c for _, c in expected])).all()
+
+
+def test_gain_ranking_keeps_the_hidden_rule_within_a_small_budget():
+    """On a noisy hidden DNF the most exclusive conjunctions are narrow pieces of its terms; ranked
+    by gain, the terms themselves lead the list, and the greedy cover of 50 candidates is the DNF."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((4000, 6)), columns=[f"x{j}" for j in range(6)])
+    label = ((X.x0 > 0.5) & (X.x1 > 0.5)) | (X.x2 > 0.8)
+    y = np.where(label ^ (rng.random(len(X)) < 0.05), "yes", "no")
+    frame, schema, target = _prepare(X, y, "yes")
+
+    def cover(ranking):
+        candidates = mine_candidates(frame, schema, target.is_positive, max_candidates=50, ranking=ranking)
+        instance = CoverInstance.from_samples(candidates.coverage, target.is_positive, 0.5, np.ones(len(candidates)))
+        return [candidates.conjunctions[j] for j in greedy_cover(instance, size=candidates.n_atoms)]
+
+    by_gain = cover("gain")
+    assert sorted(tuple(c.feature for c in conjunction) for conjunction in by_gain) == [("x0", "x1"), ("x2",)]
+    assert len(cover("exclusiveness")) > 5  # pieces of the terms
+
+
 @pytest.mark.parametrize("params, message", [
     ({"max_len": 0}, "max_len must be at least 1"),
     ({"min_support": 1.5}, "min_support must lie in"),
     ({"max_candidates": 0}, "max_candidates must be at least 1"),
+    ({"ranking": "support"}, r"ranking must be one of \['exclusiveness', 'gain'\], got 'support'"),
+    ({"ranking": "gain", "alpha": 1.5}, r"alpha must lie in \[0, 1\], got 1.5"),
 ])
 def test_parameter_errors(params, message):
     X, y = optrules.load("monk1")
@@ -183,14 +237,16 @@ def _texts(candidates):
 
 @settings(derandomize=True, max_examples=40, deadline=None)
 @given(mixed_data(), st.integers(1, 3), st.sampled_from([0.0, 0.1, 0.3]),
-       st.sampled_from(["chimerge", "equal_frequency"]), st.integers(0, 2**31 - 1))
-def test_integer_weights_mine_like_duplicated_rows(data, max_len, min_support, discretization, seed):
+       st.sampled_from(["chimerge", "equal_frequency"]), st.integers(0, 2**31 - 1),
+       st.sampled_from(["exclusiveness", "gain"]))
+def test_integer_weights_mine_like_duplicated_rows(data, max_len, min_support, discretization, seed, ranking):
     X, y = data
     weights = np.random.default_rng(seed).integers(0, 4, len(y))
     weights[[np.flatnonzero(y == "yes")[0], np.flatnonzero(y == "no")[0]]] = 1  # both classes weigh
     copies = np.repeat(np.arange(len(y)), weights)
     options = dict(max_len=max_len, min_support=min_support, max_candidates=10_000, discretization=discretization,
-                   discretization_params={"n_bins": 3} if discretization == "equal_frequency" else None)
+                   discretization_params={"n_bins": 3} if discretization == "equal_frequency" else None,
+                   ranking=ranking)
     frame, schema, target = _prepare(X, y, "yes")
     weighted = mine_candidates(frame, schema, target.is_positive, weights=weights.astype(float), **options)
     frame_d, schema_d, target_d = _prepare(X.iloc[copies].reset_index(drop=True), y[copies], "yes")
@@ -250,3 +306,15 @@ def test_fractional_weights_bound_supports_and_rank_by_weighted_exclusiveness(da
     # distinct on the rows that weigh: two candidates differing only on rows of weight 0 are one
     live = weights > 0
     assert len({col.tobytes() for col in candidates.coverage[live].T}) == len(candidates)
+
+
+def test_generalisations_are_found_by_table_and_by_binary_search_alike():
+    """The lookup of a conjunction one atom shorter: by a table indexed by key when the key space is
+    small against the queries, by binary search otherwise; both give every key's position."""
+    from optrules.candidates import _key_index
+
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(0, 1 << 20, 5000))
+    queries = rng.choice(keys, 20_000)
+    by_table, by_search = _key_index(keys, 1 << 20, 1 << 20), _key_index(keys, 1 << 40, 10)
+    assert (keys[by_table(queries)] == queries).all() and (by_search(queries) == by_table(queries)).all()

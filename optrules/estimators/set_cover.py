@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from optrules.candidates import mine_candidates
+from optrules.candidates import RANKINGS, mine_candidates
 from optrules.cover import CoverInstance
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData, check_exact_options
 from optrules.estimators.params import Integer, Label, OneOf, Options, Real
@@ -22,9 +22,10 @@ __all__ = ["SetCoverClassifier", "CANDIDATE_OPTIONS"]
 #: The candidate-mining options of ``candidates`` (``optrules.candidates.mine_candidates``) and their defaults.
 CANDIDATE_OPTIONS = Options(
     keys={"max_len": Integer(1), "min_support": Real(0.0, 1.0), "max_candidates": Integer(1),
-          "discretization": OneOf(("chimerge", "equal_frequency")), "discretization_params": Options()},
+          "discretization": OneOf(("chimerge", "equal_frequency")), "discretization_params": Options(),
+          "ranking": OneOf(RANKINGS)},
     defaults={"max_len": 3, "min_support": 0.05, "max_candidates": 500, "discretization": "chimerge",
-              "discretization_params": None})
+              "discretization_params": None, "ranking": "gain"})
 
 
 class SetCoverClassifier(RulesetClassifier):
@@ -38,8 +39,12 @@ class SetCoverClassifier(RulesetClassifier):
     ----------
     candidates : dict, optional
         Candidate mining options: ``max_len`` (3), ``min_support`` (0.05 of the positives),
-        ``max_candidates`` (500), ``discretization`` ("chimerge" or "equal_frequency") and
-        ``discretization_params`` (e.g. ``{"threshold": 4.6}``); each settable as ``candidates__max_len``.
+        ``max_candidates`` (500), ``discretization`` ("chimerge" or "equal_frequency"),
+        ``discretization_params`` (e.g. ``{"threshold": 4.6}``) and ``ranking`` ("gain": first the
+        conjunctions whose weight ``alpha * positives - (1 - alpha) * negatives``, with this
+        estimator's ``alpha``, exceeds that of every conjunction one atom shorter, by that weight,
+        then the rest by exclusiveness; or "exclusiveness" alone, which on noisy data fills the budget
+        with narrow rules); each settable as ``candidates__max_len``.
     selection : "ilp" or "greedy"
         The exact ILP (``optrules.models.set_cover``) or the LIBRE greedy weighted set cover.
     alpha : float in [0, 1]
@@ -102,7 +107,8 @@ class SetCoverClassifier(RulesetClassifier):
     def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         target = data.target()
         options = {**CANDIDATE_OPTIONS.defaults, **(self.candidates or {})}
-        candidates = mine_candidates(data.frame, data.schema, target.is_positive, weights=data.weights, **options)
+        candidates = mine_candidates(data.frame, data.schema, target.is_positive, weights=data.weights,
+                                     alpha=self.alpha, **options)
         atoms = candidates.n_atoms
         instance = CoverInstance.from_samples(candidates.coverage, target.is_positive, self.alpha,
                                               self.rule_cost + self.atom_cost * atoms, weights=data.weights)
@@ -117,11 +123,9 @@ class SetCoverClassifier(RulesetClassifier):
             selected = greedy_cover(instance, self.max_rules, size=atoms)
             meta.update(objective=instance.objective(selected))
         covered = candidates.coverage[:, selected]
-        rules = tuple(
-            Rule(candidates.conjunctions[j], target.positive,
-                 n_positive=int(covered[target.is_positive, k].sum()),
-                 n_negative=int(covered[~target.is_positive, k].sum()))
-            for k, j in enumerate(selected)
-        )
+        n_positive = np.count_nonzero(covered[target.is_positive], axis=0)
+        n_negative = np.count_nonzero(covered[~target.is_positive], axis=0)
+        rules = tuple(Rule(candidates.conjunctions[j], target.positive, n_positive=int(n_positive[k]),
+                           n_negative=int(n_negative[k])) for k, j in enumerate(selected))
         return Ruleset("set", rules, target.negative, data.schema.features, target.classes,
                        positive=target.positive, meta=meta)
