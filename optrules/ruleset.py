@@ -486,6 +486,43 @@ class NumericCondition(Condition):
         object.__setattr__(self, "missing", bool(missing))
         object.__setattr__(self, "intervals", ordered)
 
+    @classmethod
+    def from_bounds(cls, feature: str, lows: Any, highs: Any, low_closed: Any, high_closed: Any,
+                    missing: bool = False) -> NumericCondition:
+        """``feature in I_1 or I_2 ...`` with ``I_k`` from the k-th entry of each array of interval ends
+        and closedness: the same condition as the constructor gives for those intervals, built
+        without sorting them when the low ends already increase (a LIBRE rule decoded on finely
+        binned data has thousands of intervals). Its arrays are kept for :meth:`ends` and
+        :meth:`membership`."""
+        lows, highs = np.asarray(lows, dtype=float).reshape(-1), np.asarray(highs, dtype=float).reshape(-1)
+        if highs.shape != lows.shape:
+            raise ValueError(f"{lows.size} low ends for {highs.size} high ends")
+        if not lows.size:
+            raise ValueError(f"numeric condition on {feature!r} needs at least one interval")
+        low_closed = np.array(np.broadcast_to(np.asarray(low_closed, dtype=bool), lows.shape))
+        high_closed = np.array(np.broadcast_to(np.asarray(high_closed, dtype=bool), lows.shape))
+        intervals = tuple(Interval(*ends) for ends in zip(lows.tolist(), highs.tolist(), low_closed.tolist(),
+                                                          high_closed.tolist()))
+        if not np.all(lows[1:] > lows[:-1]):  # not in the constructor's order: let it sort
+            return cls(feature, intervals, missing)
+        condition = cls.__new__(cls)
+        object.__setattr__(condition, "feature", str(feature))
+        object.__setattr__(condition, "missing", bool(missing))
+        object.__setattr__(condition, "intervals", intervals)
+        object.__setattr__(condition, "_bounds", (lows, highs, low_closed, high_closed))
+        return condition
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The intervals' low ends, high ends, low and high closedness as arrays (computed once)."""
+        bounds = self.__dict__.get("_bounds")
+        if bounds is None:
+            bounds = (np.array([i.low for i in self.intervals], dtype=float),
+                      np.array([i.high for i in self.intervals], dtype=float),
+                      np.array([i.low_closed for i in self.intervals], dtype=bool),
+                      np.array([i.high_closed for i in self.intervals], dtype=bool))
+            object.__setattr__(self, "_bounds", bounds)
+        return bounds
+
     def __hash__(self) -> int:
         # A few intervals stand for all of them: equal conditions still hash equal, and a condition
         # of thousands of intervals (a LIBRE rule on finely binned data) hashes in constant time.
@@ -495,7 +532,8 @@ class NumericCondition(Condition):
 
     def ends(self) -> np.ndarray:
         """The distinct interval ends, sorted."""
-        return np.unique(np.array([e for i in self.intervals for e in (i.low, i.high)], dtype=float))
+        lows, highs, _, _ = self._arrays()
+        return np.unique(np.concatenate([lows, highs]))
 
     def membership(self, ends: np.ndarray) -> np.ndarray:
         """Which pieces of the line cut by ``ends`` lie inside the condition (see :func:`line_pieces`).
@@ -506,10 +544,11 @@ class NumericCondition(Condition):
         closed, else the gap above it) to its high end (the point when closed, else the gap below
         it), marked in a difference array: ``O(intervals + ends)``.
         """
-        lows = np.searchsorted(ends, [i.low for i in self.intervals])
-        highs = np.searchsorted(ends, [i.high for i in self.intervals])
-        first = 2 * lows + np.where([i.low_closed for i in self.intervals], 1, 2)
-        last = 2 * highs + np.where([i.high_closed for i in self.intervals], 1, 0)
+        low_ends, high_ends, low_closed, high_closed = self._arrays()
+        lows = np.searchsorted(ends, low_ends)
+        highs = np.searchsorted(ends, high_ends)
+        first = 2 * lows + np.where(low_closed, 1, 2)
+        last = 2 * highs + np.where(high_closed, 1, 0)
         keep = first <= last  # [a, a), (a, a] are empty
         steps = np.zeros(2 * ends.size + 2, dtype=np.int64)
         np.add.at(steps, first[keep], 1)
