@@ -808,8 +808,8 @@ class Ruleset:
             truth.update((c, c.inside(c.membership(ends), pieces, nan)) for c in on_feature)
         matrix = np.ones((n, len(self.rules)), dtype=bool)
         for j, rule in enumerate(self.rules):
-            for condition in rule.conditions:
-                matrix[:, j] &= truth[condition]
+            if rule.conditions:  # ANDed in one contiguous vector, written once into the strided column
+                matrix[:, j] = np.logical_and.reduce([truth[condition] for condition in rule.conditions])
         return matrix
 
     def decision_function(self, X: Any) -> np.ndarray:
