@@ -835,7 +835,18 @@ class Ruleset:
         if not self.rules:
             self._columns(X, ())  # still validates the shape of X
             return out
-        fired = self.covers(X)
+        return self.predict_fired(self.covers(X))
+
+    def predict_fired(self, fired: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of a ``"set"`` or ``"list"`` from the samples' :meth:`covers` matrix ``fired``."""
+        if self.kind == "score":
+            raise AttributeError("predict_fired is defined for 'set' and 'list' rulesets; a 'score' needs its "
+                                 "linear terms: use predict")
+        fired = np.asarray(fired, dtype=bool)
+        if fired.ndim != 2 or fired.shape[1] != len(self.rules):
+            raise ValueError(f"fired must be a (samples, {len(self.rules)}) matrix, got shape {fired.shape}")
+        out = np.empty(fired.shape[0], dtype=object)
+        out[:] = [self.default] * fired.shape[0]
         if self.kind == "set":
             out[fired.any(axis=1)] = _object_scalar(self.positive)
             return out
@@ -883,7 +894,7 @@ class Ruleset:
                              f"{list(self.classes)}, e.g. {_shown(items[unknown[0]])}")
         return positions
 
-    def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None) -> Ruleset:
+    def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None, fired: Any = None) -> Ruleset:
         """A copy carrying the probability estimates of :meth:`predict_proba`, computed from training data.
 
         ``X`` as :meth:`predict` takes it, ``y`` one label per row (each one of ``classes``),
@@ -903,6 +914,9 @@ class Ruleset:
         where the largest training |a * s| is 30. A scorecard that does no better than chance gets
         the flattest slope allowed, 1e-6 / max|s|. When no training row of positive weight has a
         nonzero score, a = 1.
+
+        ``fired``: the training rows' :meth:`covers` matrix when the caller has it already (``"set"``,
+        ``"list"``; not recomputed).
         """
         n = self._n_samples(X)
         labels = self._label_positions(y, n)
@@ -910,7 +924,9 @@ class Ruleset:
         if self.kind == "score":
             is_positive = labels == self._class_position(self.positive, "positive")
             return replace(self, calibration=_platt_slope(self.decision_function(X), is_positive, weights))
-        fired = self.covers(X)
+        fired = self.covers(X) if fired is None else np.asarray(fired, dtype=bool)
+        if fired.shape != (n, len(self.rules)):
+            raise ValueError(f"fired must be a ({n}, {len(self.rules)}) matrix, got shape {fired.shape}")
         if self.kind == "list":
             deciding = np.zeros((n, len(self.rules) + 1))
             deciding[np.arange(n), first_firing(fired)] = 1.0

@@ -27,7 +27,11 @@ Fit, step by step
    then ``lsup+``, then fewer ones (more zeros = fewer restrictions), then first found; the best
    ``top_k`` are the candidates. A weighted set cover with ``alpha`` over the training samples
    (:mod:`optrules.cover`) picks the rules: greedily (the paper, :func:`greedy_cover`) or exactly
-   (``selection="ilp"``, :func:`optrules.exact.set_cover.solve_set_cover`).
+   (``selection="ilp"``, :func:`optrules.exact.set_cover.solve_set_cover`). Whether a point covers a
+   sample depends only on the sample's bin indices, so coverage, supports and the set cover are
+   computed on the samples grouped by binned row and class (:func:`group_samples`), each group
+   weighing its samples: the same supports, objective and selection as sample by sample, on as many
+   rows as there are distinct (row, class) pairs.
 
 Choices where the paper leaves room
 -----------------------------------
