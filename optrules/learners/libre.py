@@ -163,9 +163,6 @@ class SampleGroups:
     weights: np.ndarray
     inverse: np.ndarray
 
-    def __len__(self) -> int:
-        return int(self.codes.shape[0])
-
 
 def group_samples(codes: np.ndarray, is_positive: np.ndarray, weights: Any = None) -> SampleGroups:
     """The :class:`SampleGroups` of samples with bin indices ``codes`` (n x features, ``-1`` for no bin),
