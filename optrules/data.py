@@ -207,8 +207,9 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
 
 def _is_continuous(labels: np.ndarray) -> bool:
     """Floats that are not all whole numbers: a regression target, not class labels."""
-    floats = [v for v in labels.tolist() if isinstance(v, float)]
-    return len(floats) == len(labels) and any(not v.is_integer() for v in floats)
+    values = labels.tolist()
+    # all() stops at the first label that is not a float: one look for string or integer labels
+    return all(isinstance(v, float) for v in values) and any(not v.is_integer() for v in values)
 
 
 @dataclass(frozen=True)

@@ -485,9 +485,8 @@ class FeatureLayout:
         # value_interval(first, last) for every run of allowed bins, vectorised
         bounds = np.concatenate(([self.low], np.asarray(self.cuts, dtype=float), [self.high]))
         top = lasts == self.n_value_bins - 1
-        intervals = [Interval(low, high, True, closed) for low, high, closed in
-                     zip(bounds[firsts].tolist(), bounds[lasts + 1].tolist(), top.tolist())]
-        return NumericCondition(self.feature, intervals, missing=missing)
+        return NumericCondition.from_bounds(self.feature, bounds[firsts], bounds[lasts + 1], True, top,
+                                            missing=missing)
 
 
 def _float_column(feature: str, column: Any) -> np.ndarray:

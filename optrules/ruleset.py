@@ -486,6 +486,43 @@ class NumericCondition(Condition):
         object.__setattr__(self, "missing", bool(missing))
         object.__setattr__(self, "intervals", ordered)
 
+    @classmethod
+    def from_bounds(cls, feature: str, lows: Any, highs: Any, low_closed: Any, high_closed: Any,
+                    missing: bool = False) -> NumericCondition:
+        """``feature in I_1 or I_2 ...`` with ``I_k`` from the k-th entry of each array of interval ends
+        and closedness: the same condition as the constructor gives for those intervals, built
+        without sorting them when the low ends already increase (a LIBRE rule decoded on finely
+        binned data has thousands of intervals). Its arrays are kept for :meth:`ends` and
+        :meth:`membership`."""
+        lows, highs = np.asarray(lows, dtype=float).reshape(-1), np.asarray(highs, dtype=float).reshape(-1)
+        if highs.shape != lows.shape:
+            raise ValueError(f"{lows.size} low ends for {highs.size} high ends")
+        if not lows.size:
+            raise ValueError(f"numeric condition on {feature!r} needs at least one interval")
+        low_closed = np.array(np.broadcast_to(np.asarray(low_closed, dtype=bool), lows.shape))
+        high_closed = np.array(np.broadcast_to(np.asarray(high_closed, dtype=bool), lows.shape))
+        intervals = tuple(Interval(*ends) for ends in zip(lows.tolist(), highs.tolist(), low_closed.tolist(),
+                                                          high_closed.tolist()))
+        if not np.all(lows[1:] > lows[:-1]):  # not in the constructor's order: let it sort
+            return cls(feature, intervals, missing)
+        condition = cls.__new__(cls)
+        object.__setattr__(condition, "feature", str(feature))
+        object.__setattr__(condition, "missing", bool(missing))
+        object.__setattr__(condition, "intervals", intervals)
+        object.__setattr__(condition, "_bounds", (lows, highs, low_closed, high_closed))
+        return condition
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The intervals' low ends, high ends, low and high closedness as arrays (computed once)."""
+        bounds = self.__dict__.get("_bounds")
+        if bounds is None:
+            bounds = (np.array([i.low for i in self.intervals], dtype=float),
+                      np.array([i.high for i in self.intervals], dtype=float),
+                      np.array([i.low_closed for i in self.intervals], dtype=bool),
+                      np.array([i.high_closed for i in self.intervals], dtype=bool))
+            object.__setattr__(self, "_bounds", bounds)
+        return bounds
+
     def __hash__(self) -> int:
         # A few intervals stand for all of them: equal conditions still hash equal, and a condition
         # of thousands of intervals (a LIBRE rule on finely binned data) hashes in constant time.
@@ -495,7 +532,8 @@ class NumericCondition(Condition):
 
     def ends(self) -> np.ndarray:
         """The distinct interval ends, sorted."""
-        return np.unique(np.array([e for i in self.intervals for e in (i.low, i.high)], dtype=float))
+        lows, highs, _, _ = self._arrays()
+        return np.unique(np.concatenate([lows, highs]))
 
     def membership(self, ends: np.ndarray) -> np.ndarray:
         """Which pieces of the line cut by ``ends`` lie inside the condition (see :func:`line_pieces`).
@@ -506,10 +544,11 @@ class NumericCondition(Condition):
         closed, else the gap above it) to its high end (the point when closed, else the gap below
         it), marked in a difference array: ``O(intervals + ends)``.
         """
-        lows = np.searchsorted(ends, [i.low for i in self.intervals])
-        highs = np.searchsorted(ends, [i.high for i in self.intervals])
-        first = 2 * lows + np.where([i.low_closed for i in self.intervals], 1, 2)
-        last = 2 * highs + np.where([i.high_closed for i in self.intervals], 1, 0)
+        low_ends, high_ends, low_closed, high_closed = self._arrays()
+        lows = np.searchsorted(ends, low_ends)
+        highs = np.searchsorted(ends, high_ends)
+        first = 2 * lows + np.where(low_closed, 1, 2)
+        last = 2 * highs + np.where(high_closed, 1, 0)
         keep = first <= last  # [a, a), (a, a] are empty
         steps = np.zeros(2 * ends.size + 2, dtype=np.int64)
         np.add.at(steps, first[keep], 1)
@@ -769,8 +808,8 @@ class Ruleset:
             truth.update((c, c.inside(c.membership(ends), pieces, nan)) for c in on_feature)
         matrix = np.ones((n, len(self.rules)), dtype=bool)
         for j, rule in enumerate(self.rules):
-            for condition in rule.conditions:
-                matrix[:, j] &= truth[condition]
+            if rule.conditions:  # ANDed in one contiguous vector, written once into the strided column
+                matrix[:, j] = np.logical_and.reduce([truth[condition] for condition in rule.conditions])
         return matrix
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -796,7 +835,18 @@ class Ruleset:
         if not self.rules:
             self._columns(X, ())  # still validates the shape of X
             return out
-        fired = self.covers(X)
+        return self.predict_fired(self.covers(X))
+
+    def predict_fired(self, fired: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of a ``"set"`` or ``"list"`` from the samples' :meth:`covers` matrix ``fired``."""
+        if self.kind == "score":
+            raise AttributeError("predict_fired is defined for 'set' and 'list' rulesets; a 'score' needs its "
+                                 "linear terms: use predict")
+        fired = np.asarray(fired, dtype=bool)
+        if fired.ndim != 2 or fired.shape[1] != len(self.rules):
+            raise ValueError(f"fired must be a (samples, {len(self.rules)}) matrix, got shape {fired.shape}")
+        out = np.empty(fired.shape[0], dtype=object)
+        out[:] = [self.default] * fired.shape[0]
         if self.kind == "set":
             out[fired.any(axis=1)] = _object_scalar(self.positive)
             return out
@@ -844,7 +894,7 @@ class Ruleset:
                              f"{list(self.classes)}, e.g. {_shown(items[unknown[0]])}")
         return positions
 
-    def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None) -> Ruleset:
+    def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None, fired: Any = None) -> Ruleset:
         """A copy carrying the probability estimates of :meth:`predict_proba`, computed from training data.
 
         ``X`` as :meth:`predict` takes it, ``y`` one label per row (each one of ``classes``),
@@ -864,6 +914,9 @@ class Ruleset:
         where the largest training |a * s| is 30. A scorecard that does no better than chance gets
         the flattest slope allowed, 1e-6 / max|s|. When no training row of positive weight has a
         nonzero score, a = 1.
+
+        ``fired``: the training rows' :meth:`covers` matrix when the caller has it already (``"set"``,
+        ``"list"``; not recomputed).
         """
         n = self._n_samples(X)
         labels = self._label_positions(y, n)
@@ -871,7 +924,9 @@ class Ruleset:
         if self.kind == "score":
             is_positive = labels == self._class_position(self.positive, "positive")
             return replace(self, calibration=_platt_slope(self.decision_function(X), is_positive, weights))
-        fired = self.covers(X)
+        fired = self.covers(X) if fired is None else np.asarray(fired, dtype=bool)
+        if fired.shape != (n, len(self.rules)):
+            raise ValueError(f"fired must be a ({n}, {len(self.rules)}) matrix, got shape {fired.shape}")
         if self.kind == "list":
             deciding = np.zeros((n, len(self.rules) + 1))
             deciding[np.arange(n), first_firing(fired)] = 1.0

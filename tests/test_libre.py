@@ -13,7 +13,8 @@ from sklearn.model_selection import train_test_split
 
 import optrules
 from optrules.estimators import BottomUpClassifier, LibreClassifier
-from optrules.learners.libre import distinct_rows, rank_boundary, resolve_conflicts
+from optrules.encode import FeatureBinning
+from optrules.learners.libre import distinct_rows, group_samples, rank_boundary, resolve_conflicts
 
 
 def _split(name):
@@ -422,3 +423,48 @@ def test_distinct_rows_match_numpy_unique_rows(n_values, n_columns, n_rows, seed
     huge = codes * 2**40  # a radix product beyond int64: the row-wise path
     rows, counts = distinct_rows(huge)
     assert rows.tolist() == (expected * 2**40).tolist() and counts.tolist() == expected_counts.tolist()
+
+
+@PROPERTY
+@given(weighted_codes(), st.data())
+def test_group_samples_against_a_dictionary_of_rows(data, draw):
+    codes, weights = data
+    weights = weights.astype(float) / 2  # halves: sums exact, not all integers
+    is_positive = np.array(draw.draw(st.lists(st.booleans(), min_size=len(codes), max_size=len(codes))), dtype=bool)
+    groups = group_samples(codes, is_positive, weights)
+    expected: dict = {}
+    for row, positive, weight in zip(codes.tolist(), is_positive.tolist(), weights.tolist()):
+        count, total = expected.get((tuple(row), positive), (0, 0.0))
+        expected[(tuple(row), positive)] = (count + 1, total + weight)
+    keys = sorted(expected)  # rows lexicographically, negatives (False) first
+    assert [(tuple(r), bool(p)) for r, p in zip(groups.codes.tolist(), groups.is_positive)] == keys
+    assert groups.counts.tolist() == [expected[k][0] for k in keys]
+    assert groups.weights.tolist() == [expected[k][1] for k in keys]
+    assert np.array_equal(groups.codes[groups.inverse], codes)
+    assert np.array_equal(groups.is_positive[groups.inverse], is_positive)
+    huge = group_samples(codes * 2**40, is_positive, weights)  # beyond int64 keys: the row-wise path
+    assert np.array_equal(huge.codes, groups.codes * 2**40) and np.array_equal(huge.counts, groups.counts)
+
+
+@PROPERTY
+@given(st.integers(1, 4), st.integers(1, 3), st.integers(1, 60), st.integers(0, 2**32 - 1), st.booleans())
+def test_final_boundary_on_groups_as_on_samples(n_values, n_features, n, seed, weighted):
+    """The estimator ranks and counts on the sample groups what the samples give: coverage of the
+    groups expanded by ``inverse`` is the samples' coverage, and the ranking (top_k, filter) is equal."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, n_values, size=(n, n_features)).astype(float),
+                     columns=[f"f{k}" for k in range(n_features)])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    is_positive = rng.random(n) < 0.5
+    weights = rng.integers(0, 3, n).astype(float) if weighted else None
+    binning = FeatureBinning(method="equal_frequency", n_bins=3).fit(X)
+    codes = binning.bin_index(X)
+    points = rng.random((8, binning.n_bits)) < 0.3
+    groups = group_samples(codes, is_positive, weights)
+    on_samples = binning.coverage(points, codes)
+    on_groups = binning.coverage(points, groups.codes)
+    assert np.array_equal(on_groups[:, groups.inverse], on_samples)
+    n_ones = points.sum(axis=1)
+    for top_k in (None, 3):
+        assert np.array_equal(rank_boundary(on_groups, groups.is_positive, n_ones, 0.1, top_k, groups.weights),
+                              rank_boundary(on_samples, is_positive, n_ones, 0.1, top_k, weights))

@@ -1259,3 +1259,24 @@ def test_equal_numeric_conditions_hash_equal() -> None:
     first, second = NumericCondition("x", intervals), NumericCondition("x", list(reversed(intervals)))
     assert first == second and hash(first) == hash(second)
     assert first != NumericCondition("x", intervals[:-1] + [Interval(49.0, 49.25)])
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(0, 3), st.booleans(), st.booleans()), min_size=1,
+                max_size=8), st.booleans(), st.lists(st.one_of(st.integers(-7, 9), st.none()), min_size=1, max_size=30))
+def test_numeric_condition_from_bounds_is_the_constructors_condition(pieces, missing, values):
+    lows = [float(low) for low, _, _, _ in pieces]
+    highs = [float(low + width) for low, width, _, _ in pieces]
+    low_closed = [closed for _, _, closed, _ in pieces]
+    high_closed = [closed for _, _, _, closed in pieces]
+    built = NumericCondition.from_bounds("x", lows, highs, low_closed, high_closed, missing=missing)
+    expected = NumericCondition("x", [Interval(*ends) for ends in zip(lows, highs, low_closed, high_closed)], missing)
+    assert built == expected and hash(built) == hash(expected) and str(built) == str(expected)
+    column = np.array([np.nan if v is None else float(v) for v in values])
+    reference = np.zeros(column.shape, dtype=bool)
+    for interval in expected.intervals:
+        reference |= interval.contains(column)
+    reference[np.isnan(column)] = missing
+    assert np.array_equal(built.evaluate(column), reference)
+    assert np.array_equal(expected.evaluate(column), reference)
+    assert NumericCondition.from_dict(built.to_dict()) == expected

@@ -186,7 +186,9 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(getattr(self, "random_state", None))
         data = TrainingData(frame, schema, labels, weights, positive)
         ruleset = groups.expand(self._fit_ruleset(data, rng))
-        ruleset = ruleset.fit_probabilities(frame, labels, weights)
+        # the training coverage once, for the probabilities and the degenerate-fit check
+        fired = ruleset.covers(frame) if ruleset.kind != "score" else None
+        ruleset = ruleset.fit_probabilities(frame, labels, weights, fired=fired)
         self.classes_ = _label_array(ruleset.classes)
         self.n_features_in_ = len(schema.features)
         if isinstance(X, pd.DataFrame):
@@ -206,7 +208,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             version=package_version(),
             **meta,
         )
-        self.ruleset_ = ruleset.with_meta(warnings=self._degenerate(data, ruleset))
+        self.ruleset_ = ruleset.with_meta(warnings=self._degenerate(data, ruleset, fired))
         return self
 
     def _resolve_positive(self, y: Any, labels: np.ndarray, weights: np.ndarray) -> tuple[Any, str | None]:
@@ -230,10 +232,12 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
     def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         raise TypeError(f"{type(self).__name__} is abstract: use one of the method estimators")
 
-    def _degenerate(self, data: TrainingData, ruleset: Ruleset) -> list[str]:
-        """Warnings for a fit that predicts one class everywhere or has no rule, naming likely causes."""
+    def _degenerate(self, data: TrainingData, ruleset: Ruleset, fired: np.ndarray | None) -> list[str]:
+        """Warnings for a fit that predicts one class everywhere or has no rule, naming likely causes
+        (``fired``: the training rows' ``covers``, None for a scorecard)."""
         messages = []
-        predicted = set(ruleset.predict(data.frame).tolist())
+        predictions = ruleset.predict(data.frame) if fired is None else ruleset.predict_fired(fired)
+        predicted = set(predictions.tolist())
         if ruleset.kind != "score" and not ruleset.rules:
             messages.append(f"{type(self).__name__} returned no rule: every row is predicted {ruleset.default!r}")
         elif len(predicted) == 1:

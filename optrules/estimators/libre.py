@@ -18,7 +18,8 @@ from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, Train
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.boundary import HEURISTICS, ZeroRows
-from optrules.learners.libre import distinct_rows, drop_redundant, learn_subset, rank_boundary, resolve_conflicts
+from optrules.learners.libre import (distinct_rows, drop_redundant, group_samples, learn_subset, rank_boundary,
+                                    resolve_conflicts)
 from optrules.learners.selection import greedy_cover
 from optrules.models.set_cover import DEFAULT_MODELLER, MODELLERS
 from optrules.ruleset import Ruleset
@@ -228,16 +229,18 @@ class LibreClassifier(RulesetClassifier):
         for k, packed in enumerate(np.packbits(union, axis=1)):
             first.setdefault(packed.tobytes(), k)
         union = union[np.fromiter(first.values(), dtype=np.intp, count=len(first))]
-        coverage = binning.coverage(union, codes)  # (points, samples)
-        ranked = rank_boundary(coverage, is_positive, union.sum(axis=1), float(self.min_local_support),
-                               self.top_k, weights)
+        # the samples grouped by binned row and class: a point covers all of a group or none of it
+        groups = group_samples(codes, is_positive, weights)
+        coverage = binning.coverage(union, groups.codes)  # (points, groups)
+        ranked = rank_boundary(coverage, groups.is_positive, union.sum(axis=1), float(self.min_local_support),
+                               self.top_k, groups.weights)
         candidates = union[ranked]
-        cand_cover = coverage[ranked].T  # samples x candidates
+        cand_cover = coverage[ranked].T  # groups x candidates
         n_ones = candidates.sum(axis=1)  # greedy ties: "the highest number of zeros is preferred"
         # the stopping rule: min_gain's share of the best objective decrease, as a cost per rule
         cost = float(self.rule_cost) + float(self.min_gain) * float(self.alpha) * float(weights[is_positive].sum())
-        instance = CoverInstance.from_samples(cand_cover, is_positive, float(self.alpha),
-                                              np.full(len(ranked), cost), weights=weights)
+        instance = CoverInstance.from_samples(cand_cover, groups.is_positive, float(self.alpha),
+                                              np.full(len(ranked), cost), weights=groups.weights)
         meta: dict[str, Any] = {"n_learners": len(subsets), "n_boundary_points": int(union.shape[0]),
                                 "n_candidates": int(len(ranked)), "n_bits": int(n_bits)}
         meta["instance"] = instance.digest(self.max_rules)
@@ -250,10 +253,12 @@ class LibreClassifier(RulesetClassifier):
             selected = greedy_cover(instance, self.max_rules, size=n_ones)
             meta.update(objective=instance.objective(selected))
 
+        positive_counts = np.where(groups.is_positive, groups.counts, 0)
+        negative_counts = groups.counts - positive_counts
         rules = tuple(
             binning.to_rule(candidates[j], target.positive,
-                            n_positive=int(cand_cover[is_positive, j].sum()),
-                            n_negative=int(cand_cover[~is_positive, j].sum()))
+                            n_positive=int(positive_counts[cand_cover[:, j]].sum()),
+                            n_negative=int(negative_counts[cand_cover[:, j]].sum()))
             for j in selected
         )
         self.binning_ = binning

@@ -27,7 +27,11 @@ Fit, step by step
    then ``lsup+``, then fewer ones (more zeros = fewer restrictions), then first found; the best
    ``top_k`` are the candidates. A weighted set cover with ``alpha`` over the training samples
    (:mod:`optrules.cover`) picks the rules: greedily (the paper, :func:`greedy_cover`) or exactly
-   (``selection="ilp"``, :func:`optrules.exact.set_cover.solve_set_cover`).
+   (``selection="ilp"``, :func:`optrules.exact.set_cover.solve_set_cover`). Whether a point covers a
+   sample depends only on the sample's bin indices, so coverage, supports and the set cover are
+   computed on the samples grouped by binned row and class (:func:`group_samples`), each group
+   weighing its samples: the same supports, objective and selection as sample by sample, on as many
+   rows as there are distinct (row, class) pairs.
 
 Choices where the paper leaves room
 -----------------------------------
@@ -64,6 +68,7 @@ Choices where the paper leaves room
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -72,7 +77,8 @@ from optrules.learners.boundary import ZeroRows, find_boundary
 from optrules.learners.libre_kernel import covered_weights
 from optrules.weights import validate_sample_weight
 
-__all__ = ["learn_subset", "distinct_rows", "resolve_conflicts", "rank_boundary", "drop_redundant"]
+__all__ = ["learn_subset", "distinct_rows", "SampleGroups", "group_samples", "resolve_conflicts", "rank_boundary",
+           "drop_redundant"]
 
 
 def learn_subset(positives: ZeroRows, positive_counts: np.ndarray, negatives: ZeroRows,
@@ -121,19 +127,61 @@ def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, n
 
 
 def _lexicographic_keys(codes: np.ndarray) -> np.ndarray | None:
-    """One int64 per row of non-negative integer ``codes`` that orders the rows lexicographically
-    (mixed radix, the first column most significant), or None when the radix product would not fit
-    in an int64 (or ``codes`` has negative entries or no column). Sorting these scalars is much faster
-    than ``np.unique(..., axis=0)``'s row comparisons."""
-    if codes.shape[1] == 0 or codes.min() < 0:
+    """One int64 per row of integer ``codes`` that orders the rows lexicographically (mixed radix
+    over each column's offset from its minimum, the first column most significant), or None when the
+    radix product would not fit in an int64 (or ``codes`` has no column). Sorting these scalars is
+    much faster than ``np.unique(..., axis=0)``'s row comparisons."""
+    if codes.shape[1] == 0 or codes.shape[0] == 0:
         return None
-    radix = codes.max(axis=0).astype(object) + 1
+    low = codes.min(axis=0)
+    radix = (codes.max(axis=0) - low).astype(object) + 1
     if int(np.prod(radix)) >= 2**63:
         return None
     keys = np.zeros(codes.shape[0], dtype=np.int64)
-    for column, base in zip(codes.T, radix):
-        keys = keys * int(base) + column
+    for column, offset, base in zip(codes.T, low.tolist(), radix):
+        keys *= int(base)
+        keys += column - offset if offset else column
     return keys
+
+
+@dataclass(frozen=True)
+class SampleGroups:
+    """The training samples grouped by binned row and class: group ``g`` holds the ``counts[g]``
+    samples whose bin indices are ``codes[g]`` and whose class is ``is_positive[g]``; ``weights[g]`` is
+    their summed sample weight (summed in sample order: exact for integer weights), ``inverse`` maps
+    each sample to its group. Groups are ordered by row (lexicographically), negatives first.
+
+    Whether a lattice element covers a sample depends on the sample's bin indices only, so every
+    sample of a group is covered alike: the final boundary's coverage, local supports and set cover
+    are computed on the groups, each weighing its samples, with the same values as on the samples
+    (sums of integer weights are exact; other weights may round differently in the last bit).
+    """
+
+    codes: np.ndarray
+    is_positive: np.ndarray
+    counts: np.ndarray
+    weights: np.ndarray
+    inverse: np.ndarray
+
+
+def group_samples(codes: np.ndarray, is_positive: np.ndarray, weights: Any = None) -> SampleGroups:
+    """The :class:`SampleGroups` of samples with bin indices ``codes`` (n x features, ``-1`` for no bin),
+    classes ``is_positive`` and sample ``weights`` (None: 1 each). Samples of weight 0 stay (in
+    ``counts``, with weight 0), as they do in the training coverage."""
+    codes = np.asarray(codes, dtype=np.int64)
+    is_positive = np.asarray(is_positive, dtype=bool)
+    n = codes.shape[0]
+    weights = np.ones(n) if weights is None else validate_sample_weight(weights, n, "weights", zero_sum=True)
+    labelled = np.column_stack([codes, is_positive]) if codes.shape[1] else is_positive[:, None].astype(np.int64)
+    keys = _lexicographic_keys(labelled)
+    if keys is None:
+        _, first, inverse = np.unique(labelled, axis=0, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n_groups = first.shape[0]
+    return SampleGroups(codes[first], is_positive[first], np.bincount(inverse, minlength=n_groups).astype(np.int64),
+                        np.bincount(inverse, weights=weights, minlength=n_groups), inverse)
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
