@@ -172,7 +172,7 @@ def _file_name(text: str) -> str:
 def write_plots(results: pd.DataFrame, out: str | Path) -> list[Path]:
     """Write into ``out``: ``f1_vs_size_<dataset>.png`` for every dataset where a size measure
     applies, ``fit_time.png``, and ``critical_difference_<metric>.png`` for each metric of
-    :data:`optrules.experiments.report.TESTED_METRICS` whose Nemenyi test ran (enough methods and
+    :data:`optrules.experiments.report.TESTED_METRICS` in ``results`` whose Nemenyi test ran (enough methods and
     datasets, scikit-posthocs installed)."""
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
@@ -188,7 +188,7 @@ def write_plots(results: pd.DataFrame, out: str | Path) -> list[Path]:
         if figure is not None:
             save(figure, f"f1_vs_size_{_file_name(dataset)}.png")
     save(plot_fit_time(results), "fit_time.png")
-    for metric in TESTED_METRICS:
+    for metric in (m for m in TESTED_METRICS if m in results):
         friedman = friedman_nemenyi(rank_scores(results, metric), METRICS[metric].higher_is_better)
         if friedman.nemenyi is not None:
             save(plot_critical_difference(friedman, METRICS[metric].title), f"critical_difference_{metric}.png")

@@ -346,7 +346,7 @@ def markdown_report(results: pd.DataFrame, metrics: tuple[str, ...] = tuple(METR
         sections.append(f"## {spec.title}\n\nMean (standard deviation) over the folds; rank 1 = {order}.\n\n"
                         f"{markdown_table(summary_table(results, metric, baselines))}\n")
     if pairs is not None:
-        sections.append(statistics_section(results, pairs, tuple(m for m in TESTED_METRICS if m in metrics),
+        sections.append(statistics_section(results, pairs, tuple(m for m in TESTED_METRICS if m in metrics and m in results),
                                            diagrams))
     certified = _certified_section(results)
     if certified:
