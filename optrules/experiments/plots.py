@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from optrules.experiments.report import METRICS, TESTED_METRICS, rank_scores
-from optrules.experiments.statistics import Friedman, friedman_nemenyi
+from optrules.experiments.statistics import ALPHA, Friedman, friedman_nemenyi
 
 __all__ = ["SIZE_MEASURES", "pareto_front", "plot_critical_difference", "plot_fit_time", "plot_metric_vs_size",
            "write_plots"]
@@ -112,9 +112,9 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
             if label not in labels:
                 handles.append(handle)
                 labels.append(label)
-    figure.legend(handles, labels, loc="outside right upper", fontsize="small", frameon=False)
-    figure.suptitle(f"{dataset}: {METRICS[metric].title} vs. size (mean ± std over folds; markers "
-                    "spread sideways, circled: Pareto front)", fontsize="medium")
+    figure.legend(handles, labels, loc="outside right center", fontsize="small", frameon=False)
+    figure.suptitle(f"{dataset}: {METRICS[metric].title} vs. size\n(mean ± std over the folds; markers spread "
+                    "sideways to stay visible; circled: the Pareto front)", fontsize="medium")
     return figure
 
 
@@ -144,7 +144,7 @@ def plot_fit_time(results: pd.DataFrame) -> Any:
     ax.set_ylabel("fit seconds (mean over folds, bars min-max)")
     ax.set_xlabel("dataset, with its training rows (datasets ordered by them)")
     ax.grid(alpha=0.3, which="both", axis="y")
-    figure.legend(loc="outside right upper", fontsize="small", frameon=False)
+    figure.legend(loc="outside right center", fontsize="small", frameon=False)
     figure.suptitle("Fit time per dataset (wall seconds)", fontsize="medium")
     return figure
 
@@ -160,8 +160,8 @@ def plot_critical_difference(friedman: Friedman, title: str) -> Any:
     scikit_posthocs.critical_difference_diagram(friedman.ranks, friedman.nemenyi, ax=ax, cd=friedman.cd,
                                                 label_fmt_left="{label} ({rank:.2f})",
                                                 label_fmt_right="({rank:.2f}) {label}")
-    figure.suptitle(f"{title}: average ranks over {friedman.n_datasets} datasets (1 = best); bars join "
-                    f"methods Nemenyi cannot tell apart (CD = {friedman.cd:.2f})", fontsize="small")
+    figure.suptitle(f"{title}: average ranks over {friedman.n_datasets} datasets (1 = best)\nbars join "
+                    f"methods Nemenyi cannot tell apart at {ALPHA:g} (CD = {friedman.cd:.2f})", fontsize="medium")
     return figure
 
 
