@@ -1,15 +1,21 @@
-"""Paper-style tables from a result table: mean (std) per dataset x method and an average-rank row.
+"""Paper-style tables from a result table: mean (std) per dataset x method, an average-rank row, the
+baselines, the significance tests.
 
 The layout follows the LIBRE paper's Tables 7-9 (Mita et al., Appendix E): one row per dataset, one
-column per method, each cell the mean over the folds with the standard deviation in parentheses, the
-best mean of a row (as printed, so ties are all bold) in bold, and a last row "Avg Rank" (one decimal): on every dataset the methods are ranked by
-their mean (1 = best; ties share the average rank), and the row gives each method's mean rank over
-the datasets with its standard deviation. Standard deviations are population ones (``ddof=0``): the
-paper does not say which it uses.
+column per method, each cell the mean over the folds with the standard deviation in parentheses
+(population ones, ``ddof=0``: the paper does not say which it uses), and a last row "Avg Rank" (one
+decimal): each method's mean rank over the datasets with its standard deviation. Bold and ranks
+come from the same numbers, the means rounded as printed (:func:`rank_scores`), so the bold cells of
+a ranked dataset are exactly its rank-best methods and equal printed means share their rank.
 
-Failed fits (status "error", "crashed" or "timeout": NaN metrics) are not averaged away silently: a
-cell over fewer fits than the method ran says so (``[3/5 fits]``), the ranks use only the datasets on
-which every method has every fit, and :func:`markdown_report` lists the failures.
+Each mark of a cell means one thing (:data:`MARKERS`): failed fits (status "error", "crashed" or
+"timeout": NaN metrics) are counted (``[3/5 fits]``) and the ranks use only the datasets on which
+every method has every fit, :func:`markdown_report` listing the failures; ``n/a`` is a measure that
+does not apply to the method; ``∅k`` a degenerate model (one class predicted everywhere), never bold
+on a complexity measure; ``⚠k`` a fit that warned. The majority and all-positive baselines
+(:mod:`optrules.experiments.baselines`) follow the methods in the score tables, never bold nor ranked.
+:func:`statistics_section` gives the Friedman, Nemenyi and Wilcoxon tests
+(:mod:`optrules.experiments.statistics`) on the same rounded means.
 
 An exact method's cell also says how certain its folds are (:func:`certainty_mark`, legend in
 :data:`CERTAINTY_LEGEND`): proven optimal on every fold, or stopped at a limit on some with their
