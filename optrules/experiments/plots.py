@@ -8,7 +8,7 @@
   other (the offset is for the eye; the error bars and the front use the true values). The Pareto
   front (no other method has as high a score with a size as small, one of them strictly better) is
   drawn as a step line through its methods, degenerate methods (one class predicted everywhere,
-  drawn hollow) left out of it. The legend is outside the axes.
+  drawn hollow, with on how many folds) left out of it. The legend is outside the axes.
 * :func:`plot_fit_time`: the mean fit seconds of every method on every dataset, one column of
   points per dataset, the datasets ordered by their number of training rows and labelled with it;
   no line joins datasets (they are different problems, not one scaling curve).
@@ -77,8 +77,9 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
     methods = list(dict.fromkeys(rows["method"]))
     columns = [metric, *SIZE_MEASURES]
     stats = rows.groupby("method", sort=False)[columns].agg(["mean", "std"]).reindex(methods)
-    degenerate = (rows.groupby("method", sort=False)["degenerate"].agg(lambda v: bool(v.fillna(False).any()))
-                  .reindex(methods) if "degenerate" in rows else pd.Series(False, index=methods))
+    folds = rows.groupby("method", sort=False).size().reindex(methods)
+    degenerate = (rows.groupby("method", sort=False)["degenerate"].agg(lambda v: int(v.eq(True).sum()))
+                  .reindex(methods) if "degenerate" in rows else pd.Series(0, index=methods))
     measures = [size for size in SIZE_MEASURES if stats[(size, "mean")].notna().any()]
     if not measures:
         return None
@@ -88,15 +89,16 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
     for ax, size in zip(axes, measures):
         x, y = stats[(size, "mean")], stats[(metric, "mean")]
         drawn = [m for m in methods if not (np.isnan(x[m]) or np.isnan(y[m]))]
-        span = float(x[drawn].max() - x[drawn].min()) if drawn else 0.0
-        shift = dict(zip(drawn, _offsets(len(drawn), 0.04 * (span or 1.0) * len(drawn) ** 0.5)))
+        xerr = stats[(size, "std")].fillna(0.0)
+        span = float((x + xerr)[drawn].max() - (x - xerr)[drawn].min()) if drawn else 0.0
+        shift = dict(zip(drawn, _offsets(len(drawn), 0.03 * (span or 1.0) * (len(drawn) - 1))))
         for method in drawn:
             marker, colour = styles[method]
             hollow = bool(degenerate[method])
             ax.errorbar(x[method] + shift[method], y[method], xerr=stats.at[method, (size, "std")],
                         yerr=stats.at[method, (metric, "std")], fmt=marker, color=colour, capsize=3,
                         markerfacecolor="none" if hollow else colour, markersize=7,
-                        label=method + (" (degenerate)" if hollow else ""))
+                        label=method + (f" (degenerate on {degenerate[method]}/{folds[method]} folds)" if hollow else ""))
         front = pareto_front(x[[m for m in drawn if not degenerate[m]]], y[[m for m in drawn if not degenerate[m]]])
         if front:
             ax.step(x[front], y[front], where="post", color="0.3", linestyle="--", linewidth=1, zorder=0,
