@@ -3,9 +3,9 @@
 * :func:`plot_metric_vs_size`: for one dataset, a metric (F1 by default) against each size measure
   that applies (#rules; atoms per rule, which does not apply to scorecards), one marker per method
   at its mean over the folds with standard-deviation bars (the LIBRE paper's Figures 11-12). Every
-  method stays visible: each has its own marker and colour, and the markers are spread sideways by
-  a small fixed offset per method, so equal results sit side by side instead of on top of each
-  other (the offset is for the eye; the error bars and the front use the true values). The Pareto
+  method stays visible: each has its own marker and colour, and markers that would coincide (within
+  2% of the axes' ranges) are spread sideways, so equal results sit side by side instead of on top
+  of each other (the offset is for the eye; the front uses the true values). The Pareto
   front (no other method has as high a score with a size as small, one of them strictly better) is
   drawn as a step line through its methods, degenerate methods (one class predicted everywhere,
   drawn hollow, with on how many folds) left out of it. The legend is outside the axes.
@@ -58,6 +58,27 @@ def _offsets(n: int, width: float) -> np.ndarray:
     return (np.arange(n) - (n - 1) / 2) * (width / max(n - 1, 1)) if n > 1 else np.zeros(1)
 
 
+def _dodge(x: pd.Series, y: pd.Series, xerr: pd.Series) -> dict[Any, float]:
+    """Sideways offsets that keep coinciding points apart: points within 2% of the ranges of each
+    other (in both coordinates) form a group, spread evenly by 3% of the x extent (error bars
+    included) per point; a point alone keeps its place."""
+    if x.empty:
+        return {}
+    extent = float((x + xerr).max() - (x - xerr).min()) or 1.0
+    height = float(y.max() - y.min()) or 1.0
+    groups: list[list[Any]] = []
+    for label in x.index:
+        for group in groups:
+            first = group[0]
+            if abs(x[label] - x[first]) <= 0.02 * extent and abs(y[label] - y[first]) <= 0.02 * height:
+                group.append(label)
+                break
+        else:
+            groups.append([label])
+    return {label: float(offset) for group in groups
+            for label, offset in zip(group, _offsets(len(group), 0.03 * extent * (len(group) - 1)))}
+
+
 def pareto_front(size: pd.Series, score: pd.Series) -> list[Any]:
     """The labels not dominated by another: none has a size as small and a score as high, one of the
     two strictly; sorted by size. NaN entries take no part."""
@@ -89,9 +110,7 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
     for ax, size in zip(axes, measures):
         x, y = stats[(size, "mean")], stats[(metric, "mean")]
         drawn = [m for m in methods if not (np.isnan(x[m]) or np.isnan(y[m]))]
-        xerr = stats[(size, "std")].fillna(0.0)
-        span = float((x + xerr)[drawn].max() - (x - xerr)[drawn].min()) if drawn else 0.0
-        shift = dict(zip(drawn, _offsets(len(drawn), 0.03 * (span or 1.0) * (len(drawn) - 1))))
+        shift = _dodge(x[drawn], y[drawn], stats[(size, "std")].fillna(0.0)[drawn])
         for method in drawn:
             marker, colour = styles[method]
             hollow = bool(degenerate[method])
@@ -115,7 +134,7 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
                 handles.append(handle)
                 labels.append(label)
     figure.legend(handles, labels, loc="outside right center", fontsize="small", frameon=False)
-    figure.suptitle(f"{dataset}: {METRICS[metric].title} vs. size\n(mean ± std over the folds; markers spread "
+    figure.suptitle(f"{dataset}: {METRICS[metric].title} vs. size\n(mean ± std over the folds; coinciding markers spread "
                     "sideways to stay visible; circled: the Pareto front)", fontsize="medium")
     return figure
 
