@@ -279,3 +279,16 @@ def test_environment_names_solvers_cpu_os_and_commit():
     assert isinstance(found["cpu_count"], int) and found["cpu"]
     if "optrules_commit" in found:
         assert re.fullmatch(r"[0-9a-f]{40}", found["optrules_commit"]) and isinstance(found["optrules_dirty"], bool)
+
+
+def test_without_scikit_posthocs_the_report_says_so_instead_of_failing(monkeypatch, tmp_path):
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *args: None if name == "scikit_posthocs" else find_spec(name, *args))
+    result = friedman_nemenyi(SCORES)
+    assert result.tested and result.nemenyi is None and "need scikit-posthocs" in result.note
+    report = markdown_report(_long(SCORES), ("f1",), pairs=(("a", "c"),))
+    assert "the Nemenyi test and its diagram need scikit-posthocs" in report and "| a vs c | 7 |" in report
+    if find_spec("matplotlib") is not None:
+        long = _long(SCORES).assign(fold=0, n_train=100, fit_seconds=0.5, n_rules=3.0, avg_atoms=2.0)
+        assert not any(p.name.startswith("critical_difference") for p in write_plots(long, tmp_path))
