@@ -8,7 +8,9 @@
 ``config`` validates a TOML file or dict, ``run`` fits every dataset x method x fold (joblib, or a
 Dask cluster through joblib's Dask backend) into a tidy table (a failed fit raises ``optrules.exceptions.FitError``), ``isolation`` runs a fit in a child
 process that may crash or time out, ``resume`` logs finished rows for resuming a run, ``output``
-writes the table with the resolved configuration, ``report`` makes the paper-style tables, ``plots`` the figures and ``compare`` is
+writes the table with the resolved configuration, ``report`` makes the paper-style tables, ``baselines``
+scores the trivial models on the same splits, ``statistics`` the significance tests over datasets,
+``plots`` the figures and ``compare`` is
 ``optrules compare``: the default methods on one dataset's hold-out split. See docs/experiments.md.
 """
 

@@ -38,6 +38,9 @@ solver and solver options) and how to run the fits in parallel::
     jobs = 2
     on_error = "record"       # an exception in a fit: a row with status "error" ("raise": stop)
 
+    [report]                  # the Wilcoxon signed-rank tests of report.md, one per pair of labels;
+    pairs = [["setcover", "libre"]]   # default: each exact method against every heuristic of its estimator
+
 Every mistake is a :class:`ConfigError` naming the entry and the problem: an unknown key, method,
 parameter, solver or dataset, a CSV file that does not exist, a malformed TOML file (with its line).
 """
@@ -65,7 +68,7 @@ else:  # Python 3.10: the same parser, from PyPI
     import tomli as tomllib
 
 __all__ = ["ConfigError", "DatasetSpec", "Execution", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
-           "load_config"]
+           "default_pairs", "load_config"]
 
 #: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
 #: output streams and fail when two run at once in one process.
@@ -235,17 +238,30 @@ class Parallel:
 
 @dataclass(frozen=True)
 class ExperimentConfig:
+    """A validated experiment. ``pairs``: the (method label, method label) pairs that report.md tests
+    with the Wilcoxon signed-rank test; None for :func:`default_pairs` of the methods."""
+
     datasets: tuple[DatasetSpec, ...]
     methods: tuple[MethodSpec, ...]
     protocol: Protocol = Protocol()
     parallel: Parallel = Parallel()
     title: str = ""
+    pairs: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def wilcoxon_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The configured pairs, else :func:`default_pairs`."""
+        return default_pairs(self.methods) if self.pairs is None else self.pairs
 
     def to_dict(self) -> dict[str, Any]:
-        """The configuration with every default filled in; :func:`load_config` reads it back."""
-        return {"title": self.title, "protocol": self.protocol.to_dict(),
-                "datasets": [d.to_dict() for d in self.datasets],
-                "methods": [m.to_dict() for m in self.methods], "parallel": self.parallel.to_dict()}
+        """The configuration with every default filled in (the default ``pairs`` follow from the
+        methods, so only configured ones are written); :func:`load_config` reads it back."""
+        entry = {"title": self.title, "protocol": self.protocol.to_dict(),
+                 "datasets": [d.to_dict() for d in self.datasets],
+                 "methods": [m.to_dict() for m in self.methods], "parallel": self.parallel.to_dict()}
+        if self.pairs is not None:
+            entry["report"] = {"pairs": [list(pair) for pair in self.pairs]}
+        return entry
 
     def with_parallel(self, jobs: int | None = None, scheduler: str | None = None) -> ExperimentConfig:
         """Command-line overrides: ``jobs`` workers; a ``scheduler`` address switches to Dask."""
@@ -255,6 +271,14 @@ class ExperimentConfig:
         if scheduler is not None:
             parallel = replace(parallel, backend="dask", scheduler=str(scheduler))
         return replace(self, parallel=parallel)
+
+
+def default_pairs(methods: tuple[MethodSpec, ...]) -> tuple[tuple[str, str], ...]:
+    """Each exact method against every heuristic of the experiment that the registry implements by the
+    same estimator (setcover and setcover-greedy, brcg and brcg-beam, clm and svm-c, ...), as labels."""
+    return tuple((exact.label, other.label) for exact in methods if exact.exact for other in methods
+                 if not other.exact
+                 and get_method(other.name).estimator_source == get_method(exact.name).estimator_source)
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,7 +314,7 @@ def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> Ex
 
 
 def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
-    _known_keys(raw, {"title", "meta", "protocol", "datasets", "methods", "parallel"}, "the configuration")
+    _known_keys(raw, {"title", "meta", "protocol", "datasets", "methods", "parallel", "report"}, "the configuration")
     title = raw.get("title", "")
     if not isinstance(title, str):
         raise ConfigError(f"title must be a string, got {title!r}")
@@ -309,7 +333,25 @@ def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
         if repeated:
             raise ConfigError(f"{kind}s must be unique, repeated: {repeated} (give each a distinct "
                               f"{'name' if kind == 'dataset' else 'label'})")
-    return ExperimentConfig(datasets, methods, protocol, _parallel(parallel), title)
+    return ExperimentConfig(datasets, methods, protocol, _parallel(parallel), title,
+                            _pairs(_table(raw, "report"), [m.label for m in methods]))
+
+
+def _pairs(report: Mapping[str, Any], labels: list[str]) -> tuple[tuple[str, str], ...] | None:
+    """The ``[report]`` table's ``pairs``: two distinct method labels each (None when not given)."""
+    _known_keys(report, {"pairs"}, "report")
+    if "pairs" not in report:
+        return None
+    pairs = report["pairs"]
+    if not isinstance(pairs, list):
+        raise ConfigError(f"report.pairs must be a list of [label, label] pairs, got {pairs!r}")
+    for index, pair in enumerate(pairs):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) for p in pair)) or pair[0] == pair[1]:
+            raise ConfigError(f"report.pairs[{index}] must be two different method labels, got {pair!r}")
+        unknown = [p for p in pair if p not in labels]
+        if unknown:
+            raise ConfigError(f"report.pairs[{index}]: no method labelled {unknown[0]!r}; the labels are {labels}")
+    return tuple((a, b) for a, b in pairs)
 
 
 def _tables(raw: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:

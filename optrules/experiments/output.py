@@ -6,8 +6,12 @@
                       resuming (``optrules.experiments.resume``)
     config.json       the resolved configuration (defaults filled in, each dataset's positive class);
                       ``optrules run config.json`` reruns it
-    environment.json  optrules' version and those of Python and the libraries the numbers depend on
-    report.md         the paper-style tables (``optrules.experiments.report``)
+    baselines.csv     the trivial models on the same splits (``optrules.experiments.baselines``)
+    environment.json  the versions of optrules (and its git commit, with a dirty flag, when it runs
+                      from a checkout), Python and the installed libraries and solvers the numbers
+                      depend on; the OS, the CPU model and its core count
+    report.md         the paper-style tables with the baselines, the significance tests
+                      (``optrules.experiments.report``, ``optrules.experiments.statistics``) and the plots
     *.png             the plots (``optrules.experiments.plots``) when matplotlib is installed
 """
 
@@ -16,50 +20,107 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import os
 import platform
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from optrules.version import package_version
+from optrules.experiments.baselines import baseline_results
 from optrules.experiments.config import ExperimentConfig
 from optrules.experiments.report import markdown_report
 
-__all__ = ["write_outputs"]
+__all__ = ["environment", "write_outputs"]
 
-_LIBRARIES = ("numpy", "pandas", "scikit-learn", "pyomo", "highspy", "pyscipopt", "cvxpy", "joblib")
+#: The distributions whose versions environment.json records ("not installed" when absent): the
+#: numerical stack, the modelling layers, every solver interface optrules can call (cyipopt under
+#: either of its distributions), the compiled kernels' compiler, and the libraries of the report.
+LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "joblib", "numba", "pyomo", "cvxpy", "highspy",
+             "pyscipopt", "clarabel", "osqp", "scs", "ecos", "cyipopt", "cyipopt-wheels", "gurobipy", "matplotlib",
+             "scikit-posthocs")
 
 
 def write_outputs(results: pd.DataFrame, config: ExperimentConfig, out: str | Path) -> list[Path]:
-    """Write the files listed in the module docstring; returns their paths."""
+    """Write the files listed in the module docstring; returns their paths. ``config`` is the
+    resolved configuration (each dataset's positive class known), as ``run`` has it."""
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     written = [directory / "results.csv", directory / "config.json", directory / "environment.json",
-               directory / "report.md"]
+               directory / "report.md", directory / "baselines.csv"]
     results.to_csv(written[0], index=False)
     written[1].write_text(json.dumps(config.to_dict(), indent=2, default=str) + "\n")
-    written[2].write_text(json.dumps(_environment(), indent=2) + "\n")
+    written[2].write_text(json.dumps(environment(), indent=2) + "\n")
+    baselines = baseline_results(config)
+    baselines.to_csv(written[4], index=False)
     title = config.title or "Experiment"
-    plots_note = ""
+    plots_note, diagrams = "", {}
     if importlib.util.find_spec("matplotlib") is not None:
         from optrules.experiments.plots import write_plots
 
         plots = write_plots(results, directory)
         written += plots
-        plots_note = "\n## Plots\n\n" + "\n".join(f"![{p.stem}]({p.name})" for p in plots) + "\n"
+        diagrams = {p.stem[len("critical_difference_"):]: p.name for p in plots
+                    if p.stem.startswith("critical_difference_")}
+        shown = [p for p in plots if not p.stem.startswith("critical_difference_")]
+        plots_note = "\n## Plots\n\n" + "\n".join(f"![{p.stem}]({p.name})" for p in shown) + "\n"
+    report = markdown_report(results, baselines=baselines, pairs=config.wilcoxon_pairs, diagrams=diagrams)
     written[3].write_text(f"# {title}\n\noptrules {package_version()}; configuration in `config.json`, "
-                          f"one row per fit in `results.csv`.\n\n{markdown_report(results)}{plots_note}")
+                          "one row per fit in `results.csv`, the baselines' rows in `baselines.csv`, "
+                          f"versions and machine in `environment.json`.\n\n{report}{plots_note}")
     if importlib.util.find_spec("pyarrow") is not None:
         written.append(directory / "results.parquet")
         results.to_parquet(written[-1], index=False)
     return written
 
 
-def _environment() -> dict[str, str]:
-    versions = {"optrules": package_version(), "python": platform.python_version()}
-    for name in _LIBRARIES:
+def environment() -> dict[str, Any]:
+    """What environment.json holds: optrules' version and, from a git checkout, its commit and
+    whether the work tree had changes; Python's version and implementation; the OS; the CPU model
+    and the number of logical cores; every one of :data:`LIBRARIES` with its version."""
+    found: dict[str, Any] = {"optrules": package_version(), **_commit(),
+                             "python": f"{platform.python_implementation()} {platform.python_version()}",
+                             "os": platform.platform(), "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+    for name in LIBRARIES:
         try:
-            versions[name] = importlib.metadata.version(name)
+            found[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+            found[name] = "not installed"
+    return found
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (Linux: /proc/cpuinfo; elsewhere what ``platform`` knows)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _commit() -> dict[str, Any]:
+    """``optrules_commit`` and ``optrules_dirty`` when the package is imported from a git checkout
+    (the repository holding the package directory), else nothing."""
+    package = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(package.parent), *args], capture_output=True, text=True,
+                                  timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or Path(top.strip()).resolve() != package.parent:
+        return {}
+    commit = git("rev-parse", "HEAD")
+    status = git("status", "--porcelain", "--untracked-files=no")
+    if commit is None:
+        return {}
+    return {"optrules_commit": commit.strip(), "optrules_dirty": bool(status and status.strip())}

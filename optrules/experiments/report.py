@@ -1,15 +1,21 @@
-"""Paper-style tables from a result table: mean (std) per dataset x method and an average-rank row.
+"""Paper-style tables from a result table: mean (std) per dataset x method, an average-rank row, the
+baselines, the significance tests.
 
 The layout follows the LIBRE paper's Tables 7-9 (Mita et al., Appendix E): one row per dataset, one
-column per method, each cell the mean over the folds with the standard deviation in parentheses, the
-best mean of a row (as printed, so ties are all bold) in bold, and a last row "Avg Rank" (one decimal): on every dataset the methods are ranked by
-their mean (1 = best; ties share the average rank), and the row gives each method's mean rank over
-the datasets with its standard deviation. Standard deviations are population ones (``ddof=0``): the
-paper does not say which it uses.
+column per method, each cell the mean over the folds with the standard deviation in parentheses
+(population ones, ``ddof=0``: the paper does not say which it uses), and a last row "Avg Rank" (one
+decimal): each method's mean rank over the datasets with its standard deviation. Bold and ranks
+come from the same numbers, the means rounded as printed (:func:`rank_scores`), so the bold cells of
+a ranked dataset are exactly its rank-best methods and equal printed means share their rank.
 
-Failed fits (status "error", "crashed" or "timeout": NaN metrics) are not averaged away silently: a
-cell over fewer fits than the method ran says so (``[3/5 fits]``), the ranks use only the datasets on
-which every method has every fit, and :func:`markdown_report` lists the failures.
+Each mark of a cell means one thing (:data:`MARKERS`): failed fits (status "error", "crashed" or
+"timeout": NaN metrics) are counted (``[3/5 fits]``) and the ranks use only the datasets on which
+every method has every fit, :func:`markdown_report` listing the failures; ``n/a`` is a measure that
+does not apply to the method; ``∅k`` a degenerate model (one class predicted everywhere), never bold
+on a complexity measure; ``⚠k`` a fit that warned. The majority and all-positive baselines
+(:mod:`optrules.experiments.baselines`) follow the methods in the score tables, never bold nor ranked.
+:func:`statistics_section` gives the Friedman, Nemenyi and Wilcoxon tests
+(:mod:`optrules.experiments.statistics`) on the same rounded means.
 
 An exact method's cell also says how certain its folds are (:func:`certainty_mark`, legend in
 :data:`CERTAINTY_LEGEND`): proven optimal on every fold, or stopped at a limit on some with their
@@ -29,8 +35,9 @@ import pandas as pd
 
 from optrules.experiments.run import FAILED_STATUSES
 
-__all__ = ["CERTAINTY_LEGEND", "METRICS", "Metric", "certainty_mark", "certified_table", "exact_summary",
-           "failures_table", "markdown_report", "markdown_table", "summary_table"]
+__all__ = ["CERTAINTY_LEGEND", "COMPLEXITY", "MARKERS", "METRICS", "Metric", "certainty_mark", "certified_table",
+           "exact_summary", "failures_table", "markdown_report", "markdown_table", "rank_scores",
+           "statistics_section", "summary_table", "TESTED_METRICS"]
 
 
 @dataclass(frozen=True)
@@ -52,14 +59,25 @@ METRICS: dict[str, Metric] = {
 }
 
 RANK_ROW = "Avg Rank"
+#: Complexity measures: fewer is better, and a degenerate model's few rules are not a merit.
+COMPLEXITY = ("n_rules", "avg_atoms", "complexity")
+
+#: What each mark in a summary cell means; each mark means one thing.
+MARKERS = (
+    "`[k/n fits]`: only k of the n fits succeeded (the others failed, listed at the end of the report; the mean is of the k); "
+    "`-`: every fit failed; `n/a`: the measure does not apply to the method (e.g. atoms per rule of a "
+    "scorecard), nothing failed; `∅k`: on k folds the model is degenerate, it predicts one class on every "
+    "training and test row (a set or list without a rule does), it is never bold on a complexity measure "
+    "and ranks behind every other model there; `⚠k`: on k folds the fit warned (the `warnings` column of "
+    "results.csv says why). **Bold**: the best mean as printed, with the ranks computed from the same "
+    "rounded means; (baseline) columns are trivial models on the same test folds, never bold or ranked.")
 
 CERTAINTY_LEGEND = (
     "Exact methods: ✓ every fold proven optimal (gap 0); ⏱k/n: k of n folds not proven optimal (stopped "
     "at a time, node or gap limit, or, for column generation, a gap left between the integer master and "
     "the bound over all conjunctions), with g% their mean gap to the best bound "
     "(\"no bound\": the solver had none on some); ↩k: on k folds the solver found nothing better than "
-    "its warm start, which was returned. Any method: ⚠k: on k folds the fit warned (e.g. it predicts "
-    "one class everywhere or has no rule; the `warnings` column of results.csv says why).")
+    "its warm start, which was returned.")
 
 
 def _is(value: Any, text: str) -> bool:
@@ -97,43 +115,108 @@ def certainty_mark(rows: pd.DataFrame) -> str:
     return mark
 
 
-def summary_table(results: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Datasets x methods of "mean (std)" strings for ``metric``, best mean in bold, the certainty
-    mark of exact methods (:func:`certainty_mark`), and the average-rank row; datasets and methods
-    in their order of appearance."""
-    spec = METRICS[metric]
+def _cells(results: pd.DataFrame, metric: str) -> tuple[list[str], list[str], dict[str, pd.DataFrame]]:
+    """The datasets and methods in order of appearance, and per dataset x method: the mean and
+    population std of ``metric`` over the successful fits, the fits run, failed and degenerate, and
+    whether the metric applies (some successful fit has a value)."""
     datasets = list(dict.fromkeys(results["dataset"]))
     methods = list(dict.fromkeys(results["method"]))
-    grouped = results.groupby(["dataset", "method"], sort=False)[metric]
-    means = grouped.mean().unstack("method").reindex(index=datasets, columns=methods)
-    stds = grouped.std(ddof=0).unstack("method").reindex(index=datasets, columns=methods)
-    scored = grouped.count().unstack("method").reindex(index=datasets, columns=methods).fillna(0).astype(int)
-    ran = grouped.size().unstack("method").reindex(index=datasets, columns=methods).fillna(0).astype(int)
-    complete = (scored == ran).all(axis=1) & (ran > 0).all(axis=1)
-    ranks = means[complete].rank(axis=1, ascending=not spec.higher_is_better, method="average")
+    failed = results["status"].isin(FAILED_STATUSES) if "status" in results else pd.Series(False, index=results.index)
+    degenerate = (results["degenerate"].map(lambda v: v is True or v == 1.0) & ~failed if "degenerate" in results
+                  else pd.Series(False, index=results.index))
+    frame = results.assign(_failed=failed, _degenerate=degenerate,
+                           _value=pd.to_numeric(results[metric], errors="coerce").where(~failed))
+    grouped = frame.groupby(["dataset", "method"], sort=False)
+
+    def table(series: pd.Series) -> pd.DataFrame:
+        return series.unstack("method").reindex(index=datasets, columns=methods)
+
+    counts = {"ran": table(grouped.size()).fillna(0).astype(int),
+              "failed": table(grouped["_failed"].sum()).fillna(0).astype(int),
+              "degenerate": table(grouped["_degenerate"].sum()).fillna(0).astype(int),
+              "scored": table(grouped["_value"].count()).fillna(0).astype(int)}
+    cells = {"mean": table(grouped["_value"].mean()), "std": table(grouped["_value"].std(ddof=0)), **counts}
+    cells["applies"] = cells["scored"] > 0
+    return datasets, methods, cells
+
+
+def rank_scores(results: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """What a summary table ranks and bolds: datasets x methods of the means rounded as printed
+    (:data:`METRICS` decimals), so bold and ranks agree with what the reader sees. On a complexity
+    measure (fewer is better) a cell with a degenerate fit (one class predicted everywhere, see
+    :data:`optrules.experiments.run.COLUMNS`) scores +inf: it ranks behind every model that
+    learned something and is never bold. Methods the metric does not apply to are left out; so are
+    datasets where a remaining method has a failed fit. NaN-free."""
+    spec = METRICS[metric]
+    datasets, methods, cells = _cells(results, metric)
+    applies = [m for m in methods if cells["applies"][m].any()]
+    key = cells["mean"].round(spec.decimals)
+    if not spec.higher_is_better:
+        key = key.mask(cells["degenerate"] > 0, np.inf)
+    complete = ((cells["failed"][applies] == 0) & (cells["scored"][applies] == cells["ran"][applies])
+                & (cells["ran"][applies] > 0)).all(axis=1)
+    return key.loc[complete, applies]
+
+
+def summary_table(results: pd.DataFrame, metric: str, baselines: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Datasets x methods of "mean (std)" strings for ``metric`` and the average-rank row.
+
+    Bold and ranks come from the same numbers, the means rounded as printed (:func:`rank_scores`):
+    on every dataset the bold cells are the methods of the best printed mean (ties all bold), which
+    on a ranked dataset are exactly those of rank-best mean. A degenerate cell is never bold on a
+    complexity measure (:data:`COMPLEXITY`). Each marker means one thing (:data:`MARKERS`): failed
+    fits ``[k/n fits]``, ``n/a`` where the metric does not apply, the certainty of exact methods
+    (:func:`certainty_mark`), ``∅k`` degenerate fits, ``⚠k`` fits that warned. With ``baselines``
+    (:func:`optrules.experiments.baselines.baseline_results`) that score ``metric``, a column per
+    baseline follows the methods, never bold nor ranked.
+    """
+    spec = METRICS[metric]
+    datasets, methods, cells = _cells(results, metric)
+    ranked = rank_scores(results, metric)
+    ranks = ranked.rank(axis=1, ascending=not spec.higher_is_better, method="average")
+    key = cells["mean"].round(spec.decimals)
+    if not spec.higher_is_better:
+        key = key.mask(cells["degenerate"] > 0, np.inf)
+    finite = key.where(np.isfinite(key))
+    best = finite.max(axis=1) if spec.higher_is_better else finite.min(axis=1)
     exact = set(results.loc[results["exact"].astype(bool), "method"]) if "exact" in results else set()
 
-    def cell(mean: float, std: float, best: bool, decimals: int = spec.decimals, fits: str = "") -> str:
-        if np.isnan(mean):
-            return "-" + fits
-        text = f"{mean:.{decimals}f} ({std:.{decimals}f})"
-        return (f"**{text}**" if best else text) + fits
+    def text(mean: float, std: float, decimals: int = spec.decimals) -> str:
+        return f"{mean:.{decimals}f} ({std:.{decimals}f})"
 
-    def notes(d: str, m: str) -> str:
-        text = f" [{scored.at[d, m]}/{ran.at[d, m]} fits]" if scored.at[d, m] < ran.at[d, m] else ""
+    def cell(d: str, m: str) -> str:
+        ran, failed = cells["ran"].at[d, m], cells["failed"].at[d, m]
+        marks = f" [{ran - failed}/{ran} fits]" if failed else ""
         rows = results[(results["dataset"] == d) & (results["method"] == m)]
         if m in exact:
-            text += certainty_mark(rows)
+            marks += certainty_mark(rows)
+        if cells["degenerate"].at[d, m]:
+            marks += f" ∅{cells['degenerate'].at[d, m]}"
         warned = int(rows["warnings"].notna().sum()) if "warnings" in rows else 0
-        return text + (f" ⚠{warned}" if warned else "")
+        marks += f" ⚠{warned}" if warned else ""
+        if ran == failed:
+            return "-" + marks
+        if not cells["applies"].at[d, m]:
+            return "n/a" + marks
+        shown = text(cells["mean"].at[d, m], cells["std"].at[d, m])
+        bold = np.isfinite(key.at[d, m]) and key.at[d, m] == best[d]
+        return (f"**{shown}**" if bold else shown) + marks
 
-    shown = means.round(spec.decimals)  # bold every best mean as printed, ties included
-    best = shown.max(axis=1) if spec.higher_is_better else shown.min(axis=1)
-    table = pd.DataFrame(
-        [[cell(means.at[d, m], stds.at[d, m], shown.at[d, m] == best[d], fits=notes(d, m)) for m in methods]
-         for d in datasets],
-        index=pd.Index(datasets, name="dataset"), columns=methods)
-    table.loc[RANK_ROW] = [cell(ranks[m].mean(), ranks[m].std(ddof=0), False, 1) for m in methods]
+    def rank_cell(m: str) -> str:
+        if m not in ranks:
+            return "n/a"
+        return "-" if ranks.empty else text(ranks[m].mean(), ranks[m].std(ddof=0), 1)
+
+    table = pd.DataFrame([[cell(d, m) for m in methods] for d in datasets],
+                         index=pd.Index(datasets, name="dataset"), columns=methods)
+    table.loc[RANK_ROW] = [rank_cell(m) for m in methods]
+    if baselines is not None and metric in baselines and len(baselines):
+        grouped = baselines.groupby(["dataset", "baseline"], sort=False)[metric]
+        means, stds = grouped.mean(), grouped.std(ddof=0)
+        for name in dict.fromkeys(baselines["baseline"]):
+            column = f"{name} (baseline)"
+            table[column] = [text(means[d, name], stds[d, name]) if (d, name) in means.index else "-"
+                             for d in datasets] + ["not ranked"]
     return table
 
 
@@ -193,17 +276,84 @@ def _certified_section(results: pd.DataFrame) -> str:
             f"{markdown_table(shown.set_index('dataset'))}\n")
 
 
-def markdown_report(results: pd.DataFrame, metrics: tuple[str, ...] = tuple(METRICS)) -> str:
-    """One section per metric: its summary table, with how the ranks read and the certainty legend
-    when exact methods ran; then the certified distances of the heuristics; then the failed fits."""
+#: The metrics of the statistics section (higher is better on each).
+TESTED_METRICS = ("f1", "accuracy")
+
+
+def _p(value: float) -> str:
+    return "-" if np.isnan(value) else f"{value:.3g}"
+
+
+def statistics_section(results: pd.DataFrame, pairs: tuple[tuple[str, str], ...] = (),
+                       metrics: tuple[str, ...] = TESTED_METRICS, diagrams: Mapping[str, str] | None = None) -> str:
+    """The significance tests of :mod:`optrules.experiments.statistics` as markdown: per metric, the
+    Friedman test over the ranked datasets of its summary table (the same rounded means,
+    :func:`rank_scores`), the average ranks and the Nemenyi critical difference, the pairs Nemenyi
+    finds different, the critical-difference diagram ``diagrams[metric]`` (a PNG file name) when given,
+    then the Wilcoxon signed-rank test of each of ``pairs``."""
+    from optrules.experiments.statistics import ALPHA, friedman_nemenyi, wilcoxon_pairs
+
+    parts = ["## Statistical tests\n\nDemšar (2006, JMLR 7:1-30): the datasets are the samples (one mean "
+             "per dataset and method, as printed above; the folds of a dataset are not independent), "
+             f"significance level {ALPHA:g}. The Friedman test asks whether all methods rank alike; the "
+             "Nemenyi post-hoc test compares every pair, two methods differ when their average ranks are "
+             "more than the critical difference CD apart (the diagram joins methods that do not differ). "
+             "The Wilcoxon signed-rank test compares one chosen pair over the datasets where both have "
+             "every fit. Only datasets where every method has every fit take part.\n"]
+    for metric in metrics:
+        spec = METRICS[metric]
+        scores = rank_scores(results, metric)
+        friedman = friedman_nemenyi(scores, spec.higher_is_better)
+        text = f"### {spec.title}\n\n"
+        if friedman.tested:
+            verdict = "differ" if friedman.p_value < ALPHA else "do not differ significantly"
+            text += (f"Friedman chi-square {friedman.statistic:.3f}, p = {_p(friedman.p_value)} over "
+                     f"{friedman.n_datasets} datasets and {scores.shape[1]} methods: the methods {verdict}. "
+                     f"Nemenyi CD = {friedman.cd:.2f} ranks.")
+        else:
+            text += f"Friedman: {friedman.note}."
+        if friedman.tested and friedman.note:
+            text += f" Note: {friedman.note}."
+        ranks = friedman.ranks.sort_values()
+        if friedman.n_datasets:
+            text += "\n\n" + markdown_table(pd.DataFrame({"average rank": ranks.map(lambda r: f"{r:.2f}")},
+                                                          index=pd.Index(ranks.index, name="method")))
+        if friedman.nemenyi is not None:
+            names = list(friedman.nemenyi.columns)
+            different = [f"{a} vs {b} (p = {_p(friedman.nemenyi.at[a, b])})" for i, a in enumerate(names)
+                         for b in names[i + 1:] if friedman.nemenyi.at[a, b] < ALPHA]
+            text += ("\n\nNemenyi: " + ("; ".join(different) if different else "no pair differs") + ".")
+        if diagrams and metric in diagrams:
+            text += f"\n\n![critical difference diagram, {spec.title}]({diagrams[metric]})"
+        if pairs:
+            wilcoxon = wilcoxon_pairs(scores, pairs, spec.higher_is_better)
+            shown = wilcoxon.assign(**{"median difference": wilcoxon["median difference"].map(
+                lambda v: "-" if np.isnan(v) else f"{v:+.{spec.decimals}f}"),
+                "statistic": wilcoxon["statistic"].map(lambda v: "-" if np.isnan(v) else f"{v:g}"),
+                "p_value": wilcoxon["p_value"].map(_p)}).rename(columns={"p_value": "p"})
+            text += ("\n\nWilcoxon signed-rank, two-sided (wins: the first method better):\n\n"
+                     + markdown_table(shown.set_index("pair")))
+        parts.append(text + "\n")
+    return "\n".join(parts)
+
+
+def markdown_report(results: pd.DataFrame, metrics: tuple[str, ...] = tuple(METRICS),
+                    baselines: pd.DataFrame | None = None, pairs: tuple[tuple[str, str], ...] | None = None,
+                    diagrams: Mapping[str, str] | None = None) -> str:
+    """One section per metric: its summary table (with the ``baselines`` columns where they score it),
+    the markers' legend and, when exact methods ran, the certainty legend; then, unless ``pairs`` is
+    None, the statistics (:func:`statistics_section`); then the certified distances of the
+    heuristics; then the failed fits."""
     exact = "exact" in results and results["exact"].astype(bool).any()
-    sections = []
+    sections = [f"Marks: {MARKERS}" + (f" {CERTAINTY_LEGEND}" if exact else "") + "\n"]
     for metric in metrics:
         spec = METRICS[metric]
         order = "highest" if spec.higher_is_better else "lowest"
-        legend = f" {CERTAINTY_LEGEND}" if exact else ""
-        sections.append(f"## {spec.title}\n\nMean (standard deviation) over the folds; rank 1 = {order}.{legend}\n\n"
-                        f"{markdown_table(summary_table(results, metric))}\n")
+        sections.append(f"## {spec.title}\n\nMean (standard deviation) over the folds; rank 1 = {order}.\n\n"
+                        f"{markdown_table(summary_table(results, metric, baselines))}\n")
+    if pairs is not None:
+        sections.append(statistics_section(results, pairs, tuple(m for m in TESTED_METRICS if m in metrics and m in results),
+                                           diagrams))
     certified = _certified_section(results)
     if certified:
         sections.append(certified)

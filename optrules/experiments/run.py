@@ -48,7 +48,7 @@ from optrules.ruleset import Ruleset
 from optrules.solvers import SolveReport, Status
 
 __all__ = ["COLUMNS", "FAILED_STATUSES", "META_PREFIX", "SOLVE_COLUMNS", "STAGE_COLUMNS", "TIMING_COLUMNS",
-           "FitError", "Outcome", "execute", "perform", "run"]
+           "FitError", "Outcome", "dataset_splits", "execute", "perform", "run"]
 
 #: What a fit's exact part (or any solved model) reports, in result-table order: the main model's
 #: status, the objective of what the fit returned, the best bound known and the gap between them,
@@ -59,8 +59,11 @@ SOLVE_COLUMNS = ("solver", "status", "objective", "bound", "gap", "fallback", "i
 #: Seconds of the exact part: its whole wall time and its stages (optrules.exact.budget).
 STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds", "solve_seconds")
 #: The columns of the result table, in order (one row per dataset x method x fold).
+#: ``avg_atoms`` is NaN for a scorecard (kind "score"), whose terms are single conditions by
+#: construction, so atoms per rule does not apply; ``degenerate`` is True for a model that predicts one
+#: class on every training and test row (every set or list without a rule does), however it scores.
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
-           "n_rules", "n_atoms", "avg_atoms", "complexity", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
+           "n_rules", "n_atoms", "avg_atoms", "complexity", "degenerate", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
            *STAGE_COLUMNS, "warnings", "error")
 #: The ``status`` of a fit that gave no classifier: an exception recorded (``on_error = "record"``), an
 #: isolated fit whose process died, or one killed at its timeout. Their metrics are NaN.
@@ -212,15 +215,23 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
     return binarize_target(validate_target(y, len(y)), None).positive  # the estimators' own rule
 
 
-def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
-    tasks = []
+def dataset_splits(config: ExperimentConfig, dataset: DatasetSpec, y: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (training, test) row positions of every outer fit on ``dataset``: the protocol's splits,
+    each training part subsampled to the dataset's ``max_train``. Every method (and every baseline,
+    ``optrules.experiments.baselines``) is fitted and scored on these."""
     protocol = config.protocol.for_dataset(dataset)
     try:
         outer = protocol.splits(y)
     except ValueError as error:  # e.g. a train_size of more rows than the dataset has
         raise ConfigError(f"dataset {dataset.name!r}: cannot split it with train_size "
                           f"{protocol.train_size!r}: {error}") from None
-    splits = [(protocol.subsample(train, y, dataset.max_train), test) for train, test in outer]
+    return [(protocol.subsample(train, y, dataset.max_train), test) for train, test in outer]
+
+
+def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
+    tasks = []
+    protocol = config.protocol.for_dataset(dataset)
+    splits = dataset_splits(config, dataset, y)
     dataset_entry = dataset_setup(dataset)
     for method in config.methods:
         for fold, (train, test) in enumerate(splits):
@@ -312,6 +323,7 @@ def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outco
         **_task_columns(task),
         **dict.fromkeys(("f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"),
                         nan),
+        "degenerate": None,
         "fit_seconds": seconds, **dict.fromkeys(SOLVE_COLUMNS), "time_limit": None,
         **dict.fromkeys(STAGE_COLUMNS), "status": status, "warnings": None, "error": error,
         **{META_PREFIX + key: None for key in task.method.meta},
@@ -332,6 +344,7 @@ def fit_and_score(task: Task) -> Outcome:
             warnings.simplefilter("always", OptrulesWarning)
             estimator = clone(task.estimator).fit(task.X_train, task.y_train)
             predictions = estimator.predict(task.X_test)
+            trained = estimator.predict(task.X_train)
         for other in caught:
             if not issubclass(other.category, OptrulesWarning):
                 warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
@@ -344,8 +357,9 @@ def fit_and_score(task: Task) -> Outcome:
         **test_scores(task.y_test.to_numpy(), np.asarray(predictions), task.positive, ruleset.positive is not None),
         "n_rules": ruleset.n_rules,
         "n_atoms": ruleset.n_atoms,
-        "avg_atoms": float(ruleset.avg_atoms),
+        "avg_atoms": float("nan") if ruleset.kind == "score" else float(ruleset.avg_atoms),
         "complexity": float(ruleset.meta.get("complexity", ruleset.n_atoms)),
+        "degenerate": len(pd.unique(np.concatenate([np.asarray(trained), np.asarray(predictions)]))) == 1,
         "fit_seconds": float(ruleset.meta["fit_seconds"]),
         **_solve_summary(ruleset.meta),
         "warnings": "; ".join(dict.fromkeys(str(w.message) for w in caught
