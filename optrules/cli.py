@@ -127,8 +127,14 @@ def _fit_command(args: argparse.Namespace) -> int:
     print(f"{'':10s}{'accuracy':>10s}{'bal. acc.':>11s}{'F1':>8s}")
     for name, values in (("train", train), ("test", test)):
         print(f"{name:10s}{values['accuracy']:10.3f}{values['balanced_accuracy']:11.3f}{values['f1']:8.3f}")
-    print(f"\nrules {ruleset.n_rules}, atoms {ruleset.n_atoms} ({ruleset.avg_atoms:.2f} per rule), "
-          f"fit {ruleset.meta['fit_seconds']:.2f} s")
+    if ruleset.kind == "score":
+        complexity = ruleset.meta.get("complexity")
+        shown = "" if complexity is None or complexity != complexity else f", complexity {complexity:.1f}%"
+        print(f"\nscorecard: {len(ruleset.rules)} category terms, {len(ruleset.linear)} linear terms{shown}, "
+              f"fit {ruleset.meta['fit_seconds']:.2f} s")
+    else:
+        print(f"\nrules {ruleset.n_rules}, atoms {ruleset.n_atoms} ({ruleset.avg_atoms:.2f} per rule), "
+              f"fit {ruleset.meta['fit_seconds']:.2f} s")
     summary = exact_summary(ruleset.meta)
     if summary:
         print(summary)

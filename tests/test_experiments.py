@@ -6,6 +6,7 @@ import dataclasses
 import importlib.util
 import io
 import json
+import math
 import re
 import sys
 import warnings
@@ -474,12 +475,17 @@ def test_compare_prints_a_table_and_every_method_s_rules(capsys):
     comparison = compare("tic_tac_toe", time_limit=None)
     for row in comparison.results.itertuples():
         kind = "exact" if METHODS[row.method].exact else "heuristic"
-        printed = re.search(rf"^{re.escape(row.method)}\s+{kind}\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+(\d+)", out, re.M)
+        printed = re.search(rf"^{re.escape(row.method)}\s+{kind}\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+(\d+|-)", out, re.M)
         assert printed, row.method
         assert float(printed.group(1)) == pytest.approx(row.f1, abs=5e-4)
         assert float(printed.group(2)) == pytest.approx(row.accuracy, abs=5e-4)
-        assert int(printed.group(3)) == row.n_rules
-        assert f"## {row.method}: {row.n_rules} rules" in out
+        ruleset = comparison.rulesets[row.method]
+        if ruleset.kind == "score":  # a scorecard has terms, not rules: no rule count
+            assert printed.group(3) == "-" and math.isnan(row.n_rules)
+            assert f"## {row.method}: a scorecard of {len(ruleset.rules) + len(ruleset.linear)} terms" in out
+        else:
+            assert int(printed.group(3)) == row.n_rules
+            assert f"## {row.method}: {int(row.n_rules)} rules" in out
         assert str(comparison.rulesets[row.method]) in out
     assert list(comparison.results["method"]) == default_methods()
     exact = comparison.results[comparison.results["method"] == "setcover"].iloc[0]

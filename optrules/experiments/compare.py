@@ -50,7 +50,7 @@ class Comparison:
             gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
             status = _text(row.status) + ("*" if isinstance(row.fallback, str) else "")
             lines.append(f"{row.method:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
-                         f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{row.n_rules:7d}{row.avg_atoms:11.2f}"
+                         f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{_count(row.n_rules):>7s}{_decimal(row.avg_atoms):>11s}"
                          f"{row.fit_seconds:8.2f}  {_text(row.solver):{solver_width}s}"
                          f"{status:{status_width}s}{_number(row.objective):>11s}{_number(row.bound):>11s}{gap:>8s}")
             if isinstance(row.fallback, str):
@@ -58,8 +58,19 @@ class Comparison:
         if notes:
             lines += ["", "* the fit returned its warm start (fallback), not the exact model's solution:", *notes]
         for method, ruleset in self.rulesets.items():
-            lines += ["", f"## {method}: {ruleset.n_rules} rules, {ruleset.n_atoms} atoms", str(ruleset)]
+            size = (f"a scorecard of {len(ruleset.rules) + len(ruleset.linear)} terms" if ruleset.kind == "score"
+                    else f"{ruleset.n_rules} rules, {ruleset.n_atoms} atoms")
+            lines += ["", f"## {method}: {size}", str(ruleset)]
         return "\n".join(lines)
+
+
+def _count(value: Any) -> str:
+    """A rule count, "-" where it does not apply (a scorecard)."""
+    return "-" if pd.isna(value) else str(int(value))
+
+
+def _decimal(value: Any) -> str:
+    return "-" if pd.isna(value) else f"{value:.2f}"
 
 
 def _number(value: Any) -> str:

@@ -59,8 +59,9 @@ SOLVE_COLUMNS = ("solver", "status", "objective", "bound", "gap", "fallback", "i
 #: Seconds of the exact part: its whole wall time and its stages (optrules.exact.budget).
 STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds", "solve_seconds")
 #: The columns of the result table, in order (one row per dataset x method x fold).
-#: ``avg_atoms`` is NaN for a scorecard (kind "score"), whose terms are single conditions by
-#: construction, so atoms per rule does not apply; ``degenerate`` is True for a model that predicts one
+#: ``n_rules``, ``n_atoms`` and ``avg_atoms`` are NaN for a scorecard (kind "score"): its terms are a
+#: score per cluster of categories and per numeric feature, not rules (its size measure is
+#: ``complexity``, the share of relevant dummies); ``degenerate`` is True for a model that predicts one
 #: class on every training and test row (every set or list without a rule does), however it scores.
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
            "n_rules", "n_atoms", "avg_atoms", "complexity", "degenerate", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
@@ -355,8 +356,8 @@ def fit_and_score(task: Task) -> Outcome:
     row = {
         **_task_columns(task),
         **test_scores(task.y_test.to_numpy(), np.asarray(predictions), task.positive, ruleset.positive is not None),
-        "n_rules": ruleset.n_rules,
-        "n_atoms": ruleset.n_atoms,
+        "n_rules": float("nan") if ruleset.kind == "score" else ruleset.n_rules,
+        "n_atoms": float("nan") if ruleset.kind == "score" else ruleset.n_atoms,
         "avg_atoms": float("nan") if ruleset.kind == "score" else float(ruleset.avg_atoms),
         "complexity": float(ruleset.meta.get("complexity", ruleset.n_atoms)),
         "degenerate": len(pd.unique(np.concatenate([np.asarray(trained), np.asarray(predictions)]))) == 1,
