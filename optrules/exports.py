@@ -30,12 +30,13 @@ included (the tests check each against them on random data with missing values a
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
 
-from optrules.ruleset import CategoricalCondition, Condition, Interval, NumericCondition, Rule, first_firing
+from optrules.ruleset import CategoricalCondition, Condition, NumericCondition, Rule, first_firing
 
 if TYPE_CHECKING:
     from optrules.ruleset import Ruleset
@@ -93,11 +94,15 @@ def _labels(y: Any, n: int) -> np.ndarray:
     return labels
 
 
-# --------------------------------------------------------------------------- pandas query
+# --------------------------------------------------------------------------- conditions as text
 def _column(feature: str) -> str:
     if "`" in feature:
         raise ValueError(f"feature {feature!r} contains a backquote, which a pandas query cannot name")
     return f"`{feature}`"
+
+
+def _identifier(feature: str) -> str:
+    return '"' + feature.replace('"', '""') + '"'
 
 
 def _python_literal(value: Any) -> str:
@@ -112,38 +117,90 @@ def _python_literal(value: Any) -> str:
     raise ValueError(f"category {value!r} of type {type(value).__name__} cannot be written in a query")
 
 
-def _interval_query(column: str, interval: Interval) -> str:
-    parts = []
-    if interval.low != -math.inf:
-        parts.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
-    if interval.high != math.inf:
-        parts.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
-    return " & ".join(parts) if parts else f"{column}.notna()"
+def _sql_literal(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"the value {value!r} has no SQL literal")
+        return repr(float(value))
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    raise ValueError(f"value {value!r} of type {type(value).__name__} cannot be written in SQL")
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    """How a language writes the pieces of a condition (``{0}``: the column, ``{1}``: the values).
+    ``member`` / ``non_member`` must be false on a missing value; ``infinite_values``: whether the
+    data can hold infinite values (SQL columns cannot)."""
+
+    name: Callable[[str], str]
+    literal: Callable[[Any], str]
+    conjunction: str
+    disjunction: str
+    is_missing: str
+    is_present: str
+    member: str
+    non_member: str
+    never: str
+    infinite_values: bool
+
+
+_PANDAS = _Syntax(_column, _python_literal, " & ", " | ", "{0}.isna()", "{0}.notna()", "{0} in [{1}]",
+                  "({0} not in [{1}] & {0}.notna())",  # pandas' "not in" holds on a missing value
+                  "({0}.isna() & {0}.notna())", True)
+_SQL = _Syntax(_identifier, _sql_literal, " AND ", " OR ", "{0} IS NULL", "{0} IS NOT NULL", "{0} IN ({1})",
+               "{0} NOT IN ({1})",  # unknown on NULL, which CASE reads as false
+               "FALSE", False)
+
+
+def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | None:
+    """The condition on present values, false on a missing one; None when no present value holds."""
+    if isinstance(condition, NumericCondition):
+        pieces = []
+        for interval in condition.intervals:
+            if not syntax.infinite_values and (interval.low == math.inf or interval.high == -math.inf):
+                continue  # holds at most an infinite value
+            comparisons = []
+            if interval.low != -math.inf:
+                comparisons.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
+            if interval.high != math.inf:
+                comparisons.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
+            pieces.append(f"({syntax.conjunction.join(comparisons) or syntax.is_present.format(column)})")
+        return syntax.disjunction.join(pieces) or None
+    if not isinstance(condition, CategoricalCondition):
+        raise TypeError(f"unknown condition {condition!r}")
+    present = [c for c in condition.categories if c is not None]  # None stands for no present value
+    values = ", ".join(syntax.literal(c) for c in present)
+    if condition.negated:
+        return syntax.non_member.format(column, values) if present else syntax.is_present.format(column)
+    return syntax.member.format(column, values) if present else None
+
+
+def _condition_text(condition: Condition, syntax: _Syntax) -> str:
+    """One condition: its present part, or a missing value where the condition admits it."""
+    column = syntax.name(condition.feature)
+    present = _present_part(condition, column, syntax)
+    if not condition.missing:
+        return f"({present or syntax.never})"
+    missing = syntax.is_missing.format(column)
+    return f"({present}{syntax.disjunction}{missing})" if present else f"({missing})"
 
 
 def condition_query(condition: Condition) -> str:
     """The pandas expression of one condition (see the module docstring)."""
-    column = _column(condition.feature)
-    if isinstance(condition, NumericCondition):
-        body = " | ".join(f"({_interval_query(column, i)})" for i in condition.intervals)
-    elif isinstance(condition, CategoricalCondition):
-        if not condition.categories:
-            return f"{column}.isna()"
-        present = [c for c in condition.categories if c is not None]  # None stands for no present value
-        values = ", ".join(_python_literal(c) for c in present)
-        if condition.negated:
-            if not present:  # every present value
-                return f"({column}.notna() | {column}.isna())" if condition.missing else f"({column}.notna())"
-            inside = f"{column} not in [{values}]"
-            return f"({inside})" if condition.missing else f"({inside} & {column}.notna())"
-        if not present:  # no present value
-            return f"({column}.isna())" if condition.missing else f"({column}.isna() & {column}.notna())"
-        body = f"{column} in [{values}]"
-    else:
-        raise TypeError(f"unknown condition {condition!r}")
-    return f"({body} | {column}.isna())" if condition.missing else f"({body})"
+    return _condition_text(condition, _PANDAS)
 
 
+def condition_sql(condition: Condition) -> str:
+    """The SQL truth of one condition (see the module docstring)."""
+    return _condition_text(condition, _SQL)
+
+
+# --------------------------------------------------------------------------- pandas query
 def query(ruleset: Ruleset, rule: int | None = None) -> str:
     """The query of rule ``rule``'s antecedent (a position in ``rules``), or with None of "some rule
     fires" (a ``"set"``: the rows it predicts positive). A rule without conditions is
@@ -167,54 +224,6 @@ def _rule_query(rule: Rule) -> str:
 
 
 # --------------------------------------------------------------------------- SQL
-def _identifier(feature: str) -> str:
-    return '"' + feature.replace('"', '""') + '"'
-
-
-def _sql_literal(value: Any) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        if not math.isfinite(value):
-            raise ValueError(f"the value {value!r} has no SQL literal")
-        return repr(float(value))
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    raise ValueError(f"value {value!r} of type {type(value).__name__} cannot be written in SQL")
-
-
-def _interval_sql(column: str, interval: Interval) -> str:
-    if interval.low == math.inf or interval.high == -math.inf:
-        return "FALSE"  # holds at most an infinite value, which SQL columns do not have
-    parts = []
-    if interval.low != -math.inf:
-        parts.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
-    if interval.high != math.inf:
-        parts.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
-    return " AND ".join(parts) if parts else f"{column} IS NOT NULL"
-
-
-def condition_sql(condition: Condition) -> str:
-    """The SQL truth of one condition (see the module docstring)."""
-    column = _identifier(condition.feature)
-    if isinstance(condition, NumericCondition):
-        body = " OR ".join(f"({_interval_sql(column, i)})" for i in condition.intervals)
-    elif isinstance(condition, CategoricalCondition):
-        if not condition.categories:
-            return f"{column} IS NULL"
-        present = [c for c in condition.categories if c is not None]  # None stands for no present value
-        values = ", ".join(_sql_literal(c) for c in present)
-        if condition.negated:  # NULL NOT IN (...) is unknown, read as false: missing values are out
-            inside = f"{column} NOT IN ({values})" if present else f"{column} IS NOT NULL"
-            return f"({inside} OR {column} IS NULL)" if condition.missing else f"({inside})"
-        body = f"{column} IN ({values})" if present else "FALSE"
-    else:
-        raise TypeError(f"unknown condition {condition!r}")
-    return f"({body} OR {column} IS NULL)" if condition.missing else f"({body})"
-
-
 def _rule_sql(rule: Rule) -> str:
     return " AND ".join(condition_sql(c) for c in rule.conditions) if rule.conditions else "TRUE"
 
