@@ -100,9 +100,14 @@ def results_file(runs: Path, name: str) -> Path:
     return runs / f"{name}.json"
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as its Python number; any other object JSON cannot write as its text."""
+    return value.item() if hasattr(value, "item") else str(value)
+
+
 def _normal(value: Any) -> Any:
-    """``value`` as it reads back from JSON (tuples as lists, other objects as strings)."""
-    return json.loads(json.dumps(value, default=str))
+    """``value`` as it reads back from JSON (tuples as lists, numpy scalars as numbers)."""
+    return json.loads(json.dumps(value, default=_plain))
 
 
 def done(runs: Path, name: str, settings: Any, rerun: bool) -> Any | None:
@@ -121,7 +126,7 @@ def save(runs: Path, name: str, settings: Any, results: Any) -> Path:
     path = results_file(runs, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps({"settings": _normal(settings), "results": results}, indent=1, default=str),
+    partial.write_text(json.dumps({"settings": _normal(settings), "results": results}, indent=1, default=_plain),
                        encoding="utf-8")
     partial.replace(path)
     return path
