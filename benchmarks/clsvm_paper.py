@@ -122,6 +122,10 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
     ``runs/data/``), else a CSV with its manifest's training size (a ``SystemExit`` naming the key
     when the entry has none)."""
     if spec not in TRAIN_SIZE:
+        if spec in optrules.datasets.list_datasets():
+            raise SystemExit(f"clsvm_paper.py: {spec!r} is bundled but not a dataset of Table 1 "
+                             f"({', '.join(TRAIN_SIZE)}), so it has no training size: write it as a CSV with "
+                             f"a manifest.json entry that gives \"train_size\"")
         entry, manifest, _ = csv_dataset(spec, data_dir)
         if manifest.get("train_size") is None:
             raise SystemExit(f"clsvm_paper.py: dataset {entry['name']!r} has no training size: the CLSVM protocol "

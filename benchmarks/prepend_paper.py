@@ -32,11 +32,13 @@ fewer rules than append on most datasets.
 All seven datasets are nominal, as in the paper (missing values are a value of their own); the
 rules use attribute-value inequality tests, as in the paper.
 
-Other data: ``--datasets`` also takes CSV files (paths, or names of files in ``--data-dir``) with a
-``manifest.json`` beside them (``benchmarks/paper_data.py``: its "label", default "class", and
-"positive_class"). The protocol reads every feature as nominal: the manifest's "categorical" columns,
-or, without that key, every column but the label (as the paper's datasets are). Datasets without
-paper values are reported with "-" in the paper columns and no acceptance check.
+Other data: ``--datasets`` also takes any other bundled dataset and CSV files (paths, or names of
+files in ``--data-dir``) with a ``manifest.json`` beside them (``benchmarks/paper_data.py``: its
+"label", default "class", "categorical" and "positive_class"). The categorical features are the
+manifest's "categorical" columns; without that key, ``optrules.datasets.load_csv``'s typing (text
+columns categorical, numeric columns numbers, which the estimators bin with ChiMerge; list a column
+in "categorical" to read it as nominal, as the paper's data are). Datasets without paper values are
+reported with "-" in the paper columns and no acceptance check.
 
 Each dataset's fits are written to ``RUNS/<dataset>.json`` (``--runs``, default the report's path
 without ``.md`` plus ``_runs``) as soon as it finished; a rerun with the same settings reads them
@@ -61,6 +63,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ttest_rel
 
+import optrules
 from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -97,16 +100,15 @@ def log(*args) -> None:
 
 
 def dataset_entry(spec: str, bundled: list[dict[str, Any]], data_dir: Path | None) -> dict[str, Any]:
-    """The runner's entry of a dataset of ``--datasets``: the configuration's for its datasets, else a
-    CSV's with every feature nominal (the manifest's "categorical", else every column but the label)."""
+    """The runner's entry of a dataset of ``--datasets``: the configuration's for its datasets, any
+    other bundled dataset by name, else a CSV's (``paper_data.csv_dataset``: its manifest's label,
+    categorical columns and positive class)."""
     for entry in bundled:
         if entry["name"] == spec:
             return dict(entry)
-    entry, manifest, _ = csv_dataset(spec, data_dir)
-    if "categorical" not in manifest:
-        header = pd.read_csv(entry["path"], nrows=0).columns
-        entry["categorical"] = [column for column in header if column != entry["label"]]
-    return entry
+    if spec in optrules.datasets.list_datasets():
+        return {"name": spec}
+    return csv_dataset(spec, data_dir)[0]
 
 
 def experiment(args: argparse.Namespace) -> dict[str, Any]:
@@ -209,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=100)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS),
-                        help=f"bundled datasets of the paper ({' '.join(DATASETS)}), CSV paths, or names of "
-                             "CSV files in --data-dir (with a manifest.json beside them)")
+                        help=f"the paper's bundled datasets ({' '.join(DATASETS)}), other bundled datasets, CSV "
+                             "paths, or names of CSV files in --data-dir (with a manifest.json beside them)")
     parser.add_argument("--data-dir", type=Path, default=None, help="where CSV datasets named by --datasets are")
     parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
                         help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")

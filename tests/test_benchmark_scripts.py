@@ -139,15 +139,18 @@ def test_libre_paper_on_a_csv_writes_it_at_once_and_a_rerun_reads_it(scripts, tm
         bench.parse_args(["--n-jobs", "1"])  # one spelling: --jobs
 
 
-def test_prepend_paper_on_a_csv_reads_every_feature_as_nominal_and_resumes(scripts, tmp_path, monkeypatch, capsys):
+def test_prepend_paper_on_a_csv_takes_the_manifests_types_and_resumes(scripts, tmp_path, monkeypatch, capsys):
     bench = scripts("prepend_paper")
-    write_nominal(tmp_path)
+    write_nominal(tmp_path, manifest={"categorical": ["a", "b"]})
     out = tmp_path / "prepend.md"
     argv = ["--datasets", "toy", "--data-dir", str(tmp_path), "--repetitions", "2", "--max-nodes", "1000",
             "--variants", "append", "--jobs", "1", "--positive", "toy=no", "--out", str(out)]
     args = argparse_of(bench, argv)
     entry = bench.experiment(args)["datasets"][0]
     assert entry["categorical"] == ["a", "b"] and entry["positive"] == "no" and entry["label"] == "class"
+    assert bench.experiment(argparse_of(bench, ["--datasets", "toy", "monk1", "mushroom", "--data-dir", str(tmp_path)]))["datasets"][1:] == [
+        {"name": "monk1"}, {"name": "mushroom"}]  # the configuration's entries
+    assert bench.dataset_entry("adult", [], None) == {"name": "adult"}  # any bundled dataset
     assert bench.main(argv) == 0
     stored = json.loads((tmp_path / "prepend_runs" / "toy.json").read_text())
     records = stored["results"]["records"]
@@ -185,6 +188,10 @@ def test_clsvm_paper_needs_a_training_size_from_the_manifest(scripts, tmp_path):
     write_nominal(tmp_path)
     with pytest.raises(SystemExit, match=r"'toy' has no training size.*\"train_size\".*manifest.json"):
         bench.main(["--datasets", "toy", "--data-dir", str(tmp_path), "--runs", str(tmp_path / "runs")])
+    with pytest.raises(SystemExit, match=r"'monk1' is bundled but not a dataset of Table 1.*\"train_size\""):
+        bench.main(["--datasets", "monk1", "--runs", str(tmp_path / "runs")])
+    assert bench.dataset_entry("german", tmp_path, None) == {"name": "german", "positive": "good",
+                                                             "train_size": 700}
 
 
 def test_clsvm_paper_on_a_csv_resumes_from_the_runners_log(scripts, tmp_path, capsys):
