@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> None:
                 mine = results[results["method"] == strategy]
                 log(f"{name} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
                     f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
-                    f"statuses {dict(mine['status'].fillna('-').value_counts())}")
+                    f"statuses {({k: int(v) for k, v in mine['status'].fillna('-').value_counts().items()})}")
     results, limits = load_results(runs)
     command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:] if argv is None else argv))
     report(results, limits, Path(args.out), command, args.note)

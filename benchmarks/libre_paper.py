@@ -76,10 +76,18 @@ fold); it shows what one configuration fixed in advance reaches when chosen on t
 same outer training folds with the paper's grids (``baselines()``), beside the paper's dt and rf
 columns of Table 7: a reference on any dataset, including those without paper values.
 
+``--positive VALUE`` (every dataset) or ``--positive NAME=VALUE ...`` (per dataset) overrides the
+positive class (``benchmarks/paper_data.py``). Each dataset's rows and checks are written to
+``RUNS/<dataset>.json`` (``--runs``, default the report's path without ``.md`` plus ``_runs``) as soon
+as it finished, with its configuration; a rerun with the same configuration and flags reads them
+instead of fitting again (``--rerun`` fits again), so a stopped run keeps the datasets it finished.
+The runner shows a progress bar over the fits on a terminal.
+
     python benchmarks/libre_paper.py [--quick] [--datasets pima haberman ilpd.csv.gz] [--data-dir DIR]
         [--jobs 2] [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3]
         [--inner-folds 5] [--tolerance se] [--top-k none] [--large-train all] [--large-estimators 5 20]
         [--libre3 fixed] [--oracle] [--baselines] [--random-state 0] [--out FILE.md]
+        [--positive VALUE | NAME=VALUE ...] [--runs DIR] [--rerun]
 """
 
 from __future__ import annotations
