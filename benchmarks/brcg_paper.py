@@ -18,8 +18,17 @@ paper uses, 569 rows, shipped with scikit-learn) and the Orange3 wheel's UCI set
 ``benchmarks/orange_datasets.py`` (``--data-dir``: heart_cleveland, ionosphere, titanic). Every
 row also gives the F1 of the trivial all-positive rule (the empty clause) on the same folds.
 
+Datasets: bundled names, ``wdbc``, CSV paths, or names of CSV files in ``--data-dir``, whose
+``manifest.json`` gives their label (default ``class``), categorical columns and positive class
+(``benchmarks/paper_data.py``). ``--positive`` (one ``VALUE``, or ``NAME=VALUE`` pairs) overrides the
+positive class. Each fold prints a line as it finishes; each dataset's rows are written to
+``RUNS/<dataset>.json`` (``--runs``, default the report's path without ``.md`` plus ``_runs``) as soon
+as it finished, and a rerun with the same settings reads them instead of fitting again (``--rerun``
+fits again).
+
     python benchmarks/brcg_paper.py [--datasets tic_tac_toe pima heart_statlog wisconsin mushroom adult]
                                     [--time-limit 120] [--methods brcg brcg-beam]
+                                    [--positive VALUE | NAME=VALUE ...] [--rerun]
     python benchmarks/brcg_paper.py --datasets wdbc heart_cleveland ionosphere titanic --data-dir /tmp/unseen \
                                     --out benchmarks/results/brcg_confirmation.md
 """
@@ -27,8 +36,8 @@ row also gives the F1 of the trivial all-positive rule (the empty clause) on the
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -40,15 +49,17 @@ from sklearn.model_selection import StratifiedKFold
 import optrules
 from optrules.registry import make_estimator
 
+sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
+from paper_data import check_positive, csv_dataset, done, parse_positive, positive_of, save  # noqa: E402
 
 #: AIX360 BooleanRuleCG on this machine (5-fold CV): F1 of the positive class and rules.
 AIX360 = {"tic_tac_toe": (1.00, 8), "pima": (0.61, 7), "heart_statlog": (0.74, 9), "wisconsin": (0.93, 5)}
 
 
-def load(dataset: str, data_dir: Path | None) -> tuple[pd.DataFrame, pd.Series, object]:
-    """A bundled dataset, scikit-learn's ``wdbc``, or a CSV of ``data_dir`` (with its manifest.json);
-    and its positive class (the manifest's, else the minority)."""
+def load(dataset: str, data_dir: Path | None) -> tuple[str, pd.DataFrame, pd.Series, object]:
+    """A bundled dataset, scikit-learn's ``wdbc``, or a CSV (a path or a file of ``data_dir``, with its
+    manifest.json): its name, its data and its positive class (the manifest's, else the minority)."""
     positive = None
     if dataset == "wdbc":
         from sklearn.datasets import load_breast_cancer
@@ -60,18 +71,17 @@ def load(dataset: str, data_dir: Path | None) -> tuple[pd.DataFrame, pd.Series, 
         X, y = optrules.load(dataset)
         positive = y.attrs.get("positive")
     else:
-        entries = json.loads((data_dir / "manifest.json").read_text())
-        entry = next(e for e in entries if e["name"] == dataset)
-        X, y = optrules.datasets.load_csv(data_dir / entry["file"], categorical=entry.get("categorical"))
-        positive = entry.get("positive_class")
-    return X, y, positive if positive is not None else y.value_counts().idxmin()
+        entry, _, _ = csv_dataset(dataset, data_dir)
+        X, y = optrules.datasets.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"))
+        dataset, positive = entry["name"], entry.get("positive")
+    return dataset, X, y, positive if positive is not None else y.value_counts().idxmin()
 
 
-def run(dataset: str, method: str, time_limit: float, data_dir: Path | None) -> dict:
-    X, y, positive = load(dataset, data_dir)
+def run(dataset: str, X: pd.DataFrame, y: pd.Series, positive: object, method: str, time_limit: float) -> dict:
+    """The row of ``method`` on a dataset: its 5-fold figures (a line printed as each fold finishes)."""
     folds = StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)
     f1, accuracy, rules, complexity, seconds, certified, gaps, trivial = [], [], [], [], [], 0, [], []
-    for train, test in folds:
+    for fold, (train, test) in enumerate(folds):
         began = time.perf_counter()
         model = make_estimator(method, positive=positive, random_state=0,
                                solver_options={"time_limit": time_limit}).fit(X.iloc[train], y.iloc[train])
@@ -87,6 +97,8 @@ def run(dataset: str, method: str, time_limit: float, data_dir: Path | None) -> 
         certified += bool(ruleset.meta.get("certified"))
         if ruleset.meta.get("gap") is not None:
             gaps.append(ruleset.meta["gap"])
+        print(time.strftime("%H:%M:%S"), f"{dataset} {method} fold {fold + 1}/5: F1 {f1[-1]:.3f}, "
+              f"{rules[-1]} rules, {seconds[-1]:.1f} s", flush=True)
     aix_f1, aix_rules = AIX360.get(dataset, (float("nan"), float("nan")))
     return {"dataset": dataset, "rows": len(X), "method": method,
             "F1": f"{np.mean(f1):.3f} ({np.std(f1):.3f})", "accuracy": f"{np.mean(accuracy):.3f} ({np.std(accuracy):.3f})",
@@ -98,21 +110,41 @@ def run(dataset: str, method: str, time_limit: float, data_dir: Path | None) -> 
             "AIX360 F1": aix_f1, "AIX360 rules": aix_rules}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+",
                         default=["tic_tac_toe", "pima", "heart_statlog", "wisconsin", "mushroom", "adult"])
     parser.add_argument("--methods", nargs="+", default=["brcg", "brcg-beam"])
     parser.add_argument("--time-limit", type=float, default=120.0)
     parser.add_argument("--data-dir", type=Path, default=None, help="CSV datasets with a manifest.json")
+    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
+                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "brcg_paper.md"))
-    args = parser.parse_args()
+    parser.add_argument("--runs", default=None,
+                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
+                             "(default: the report's path without .md, plus _runs)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="fit every dataset again (default: read those already in --runs with the same settings)")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")
+    loaded = [load(dataset, args.data_dir) for dataset in args.datasets]
+    positives = parse_positive(args.positive)
+    check_positive(positives, [name for name, *_ in loaded])
     rows = []
-    for dataset in args.datasets:
-        for method in args.methods:
-            row = run(dataset, method, args.time_limit, args.data_dir)
-            print(row, flush=True)
-            rows.append(row)
+    for name, X, y, positive in loaded:
+        positive = positive_of(positives, name) or positive
+        settings = {"positive": positive, "methods": args.methods, "time_limit": args.time_limit}
+        earlier = done(runs, name, settings, args.rerun)
+        if earlier is not None:
+            print(f"{name}: done earlier, read from {runs / name}.json (--rerun fits it again)", flush=True)
+        else:
+            earlier = []
+            for method in args.methods:
+                earlier.append(run(name, X, y, positive, method, args.time_limit))
+                print(earlier[-1], flush=True)
+            print(f"{name}: written to {save(runs, name, settings, earlier)}", flush=True)
+        rows += earlier
     table = markdown_table(rows)
     print(table)
     body = (f"{table}\n\nF1 and accuracy: mean (population std) over the 5 test folds. 'fit s': the whole fit "
@@ -124,7 +156,8 @@ def main() -> None:
             "BooleanRuleCG's figures on this machine (beam-search pricing, no bound).\n")
     command = ("python benchmarks/brcg_paper.py --datasets " + " ".join(args.datasets) + " --methods "
                + " ".join(args.methods) + f" --time-limit {args.time_limit:g}"
-               + (f" --data-dir {args.data_dir}" if args.data_dir else ""))
+               + (f" --data-dir {args.data_dir}" if args.data_dir else "")
+               + (" --positive " + " ".join(args.positive) if args.positive else ""))
     write_report(args.out, "Boolean rules via column generation on the bundled datasets", command, body)
 
 

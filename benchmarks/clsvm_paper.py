@@ -33,8 +33,22 @@ dataset appears once its run completed): the paper's values beside ours, accurac
 (mean, sample std, median over splits), and for ``clm`` each split's status, objective, bound and gap
 against SVM_C's objective, then the acceptance checks of issue 4.
 
-    python benchmarks/clsvm_paper.py [--datasets german australian] [--splits 10] \\
+Other data: ``--datasets`` also takes CSV files (paths, or names of files in ``--data-dir``) with a
+``manifest.json`` beside them (``benchmarks/paper_data.py``). The protocol needs each one's training
+rows per split, the manifest entry's ``"train_size"`` (a number of rows, or a fraction below 1; a
+dataset without one is an error that says so), and its categorical features, the entry's
+``"categorical"`` (without it: ``optrules.datasets.load_csv``'s typing, text columns categorical and
+numeric columns numbers). Its label column is ``"label"`` (default ``class``) and its positive class
+``"positive_class"`` (default: the runner's, the minority class). ``--positive`` (one ``VALUE`` or
+``NAME=VALUE`` pairs) overrides the positive class of any dataset. Datasets without paper values are
+reported with "-" in the paper columns.
+
+The runner shows a progress bar over the fits on a terminal; a rerun resumes every dataset from
+its ``results.jsonl`` (``--rerun`` starts its log over).
+
+    python benchmarks/clsvm_paper.py [--datasets german australian | data.csv] [--splits 10] \\
         [--strategies svm-o svm-c cl-rr clm-rr clm] [--clm-time-limit 300] [--jobs 2] [--report-only]
+        [--data-dir DIR] [--positive VALUE | NAME=VALUE ...] [--rerun]
 """
 
 from __future__ import annotations
@@ -54,6 +68,7 @@ from optrules.experiments import run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
+from paper_data import check_positive, csv_dataset, parse_positive, positive_of  # noqa: E402
 
 TRAIN_SIZE = {"german": 700, "australian": 500, "car_evaluation": 1200, "mushroom": 5000, "adult": 5000}
 POSITIVE = {"german": "good", "australian": "+", "car_evaluation": "unacc", "mushroom": "e", "adult": ">50K"}
@@ -101,9 +116,23 @@ def log(*args: Any) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def dataset_entry(name: str, runs: Path) -> dict[str, Any]:
-    """The runner's entry for ``name``: its training size and positive class; car_evaluation as the
-    binary unacc-vs-rest data set, written once to ``runs/data/``."""
+def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any]:
+    """The runner's entry for a dataset of ``--datasets``: a dataset of Table 1 with its training size
+    and positive class (car_evaluation as the binary unacc-vs-rest data set, written once to
+    ``runs/data/``), else a CSV with its manifest's training size (a ``SystemExit`` naming the key
+    when the entry has none)."""
+    if spec not in TRAIN_SIZE:
+        if spec in optrules.datasets.list_datasets():
+            raise SystemExit(f"clsvm_paper.py: {spec!r} is bundled but not a dataset of Table 1 "
+                             f"({', '.join(TRAIN_SIZE)}), so it has no training size: write it as a CSV with "
+                             f"a manifest.json entry that gives \"train_size\"")
+        entry, manifest, _ = csv_dataset(spec, data_dir)
+        if manifest.get("train_size") is None:
+            raise SystemExit(f"clsvm_paper.py: dataset {entry['name']!r} has no training size: the CLSVM protocol "
+                             f"needs \"train_size\" (rows per training split, or a fraction below 1) in its "
+                             f"entry of {Path(entry['path']).parent / 'manifest.json'}")
+        return {**entry, "train_size": manifest["train_size"]}
+    name = spec
     entry: dict[str, Any] = {"name": name, "positive": POSITIVE[name], "train_size": TRAIN_SIZE[name]}
     if name != "car_evaluation":
         return entry
@@ -126,13 +155,13 @@ def method_entry(strategy: str, clm_time_limit: float) -> dict[str, Any]:
     return entry
 
 
-def experiment(name: str, runs: Path, splits: int, strategies: list[str], clm_time_limit: float,
+def experiment(dataset: dict[str, Any], splits: int, strategies: list[str], clm_time_limit: float,
                jobs: int) -> dict[str, Any]:
-    """The configuration of one dataset's run."""
+    """The configuration of one dataset's run (``dataset``: its runner entry, ``dataset_entry``)."""
     return {
-        "title": f"CLSVM strategies on {name} (Carrizosa et al., Tables 2-5)",
+        "title": f"CLSVM strategies on {dataset['name']} (Carrizosa et al., Tables 2-5)",
         "protocol": {"kind": "splits", "repeats": splits, "seed": 0},
-        "datasets": [dataset_entry(name, runs)],
+        "datasets": [dataset],
         "methods": [method_entry(s, clm_time_limit) for s in RUN_ORDER if s in strategies],
         "meta": META,
         "parallel": {"backend": "loky", "jobs": jobs, "on_error": "record"},
@@ -165,10 +194,11 @@ def _current_columns(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Every completed dataset run under ``runs``: the rows (datasets in Table 1's order) and each
-    dataset's clm time limit (from its resolved configuration)."""
+    """Every completed dataset run under ``runs``: the rows (datasets in Table 1's order, then the
+    others by name) and each dataset's clm time limit (from its resolved configuration)."""
     frames, limits = [], {}
-    for name in TRAIN_SIZE:
+    others = sorted(d.name for d in runs.glob("*") if d.is_dir() and d.name not in TRAIN_SIZE) if runs.is_dir() else []
+    for name in [*TRAIN_SIZE, *others]:
         table, config = runs / name / "results.csv", runs / name / "config.json"
         if not table.is_file():
             continue
@@ -203,14 +233,14 @@ def summary_rows(results: pd.DataFrame) -> list[dict]:
                 continue
             failed = len(every) - len(mine)
             accuracy, complexity = stats(100 * mine["accuracy"]), stats(mine["complexity"])
-            paper = PAPER[strategy][PAPER_NAME[name]]
+            paper = PAPER[strategy].get(PAPER_NAME.get(name))
             rows.append({
                 "dataset": name, "strategy": strategy,
                 "splits": f"{len(mine)}" + (f" (+{failed} failed)" if failed else ""),
                 "acc mean": accuracy[0], "acc std": accuracy[1], "acc med": accuracy[2],
-                "paper acc (mean/std/med)": f"{paper[0]:.2f} / {paper[1]:.2f} / {paper[2]:.2f}",
+                "paper acc (mean/std/med)": "-" if paper is None else f"{paper[0]:.2f} / {paper[1]:.2f} / {paper[2]:.2f}",
                 "cx mean": complexity[0], "cx std": complexity[1], "cx med": complexity[2],
-                "paper cx (mean/std/med)": f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
+                "paper cx (mean/std/med)": "-" if paper is None else f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
                 "C chosen": ", ".join(f"{c:g}" for c in mine["meta.C"]),
                 "fit s": mine["fit_seconds"].mean(), "build s": mine["build_seconds"].mean(),
                 "solve s": mine["solve_seconds"].mean(),
@@ -321,9 +351,16 @@ def without_note(argv: list[str]) -> list[str]:
     return shown
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(TRAIN_SIZE), choices=list(TRAIN_SIZE))
+    parser.add_argument("--datasets", nargs="+", default=list(TRAIN_SIZE),
+                        help=f"datasets of Table 1 ({' '.join(TRAIN_SIZE)}), CSV paths, or names of CSV files "
+                             "in --data-dir (with a manifest.json that gives their train_size)")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where CSV datasets named by --datasets are")
+    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
+                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
+    parser.add_argument("--rerun", action="store_true",
+                        help="fit every dataset again (default: resume each from its RUNS/<dataset>/results.jsonl)")
     parser.add_argument("--splits", type=int, default=10)
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
     parser.add_argument("--clm-time-limit", type=float, default=300.0)
@@ -333,20 +370,28 @@ def main() -> None:
     parser.add_argument("--out", default="benchmarks/results/clsvm_paper.md", help="the markdown report")
     parser.add_argument("--note", default="", help="a paragraph put at the top of the report")
     parser.add_argument("--report-only", action="store_true", help="rebuild the report from the runs")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     runs = Path(args.runs)
     if not args.report_only:
-        for name in args.datasets:
-            log(f"{name}: {args.splits} splits, {', '.join(args.strategies)}")
-            config = experiment(name, runs, args.splits, args.strategies, args.clm_time_limit, args.jobs)
-            results = run(config, out=runs / name, resume=True, verbose=False)
+        datasets = [dataset_entry(spec, runs, args.data_dir) for spec in args.datasets]
+        positives = parse_positive(args.positive)
+        check_positive(positives, [d["name"] for d in datasets])
+        for dataset in datasets:
+            name = dataset["name"]
+            if positive_of(positives, name) is not None:
+                dataset["positive"] = positive_of(positives, name)
+            logged = runs / name / "results.jsonl"
+            resumed = "" if args.rerun or not logged.is_file() else f", resumed from {logged}"
+            log(f"{name}: {args.splits} splits, {', '.join(args.strategies)}{resumed}")
+            config = experiment(dataset, args.splits, args.strategies, args.clm_time_limit, args.jobs)
+            results = run(config, out=runs / name, resume=not args.rerun, verbose=True)
             for strategy in args.strategies:
                 mine = results[results["method"] == strategy]
                 log(f"{name} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
                     f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
-                    f"statuses {dict(mine['status'].fillna('-').value_counts())}")
+                    f"statuses {({k: int(v) for k, v in mine['status'].fillna('-').value_counts().items()})}")
     results, limits = load_results(runs)
-    command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:]))
+    command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:] if argv is None else argv))
     report(results, limits, Path(args.out), command, args.note)
 
 

@@ -76,16 +76,24 @@ fold); it shows what one configuration fixed in advance reaches when chosen on t
 same outer training folds with the paper's grids (``baselines()``), beside the paper's dt and rf
 columns of Table 7: a reference on any dataset, including those without paper values.
 
+``--positive VALUE`` (every dataset) or ``--positive NAME=VALUE ...`` (per dataset) overrides the
+positive class (``benchmarks/paper_data.py``). Each dataset's rows and checks are written to
+``RUNS/<dataset>.json`` (``--runs``, default the report's path without ``.md`` plus ``_runs``) as soon
+as it finished, with its configuration; a rerun with the same configuration and flags reads them
+instead of fitting again (``--rerun`` fits again), so a stopped run keeps the datasets it finished.
+The runner shows a progress bar over the fits on a terminal.
+
     python benchmarks/libre_paper.py [--quick] [--datasets pima haberman ilpd.csv.gz] [--data-dir DIR]
-        [--n-jobs 2] [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3]
+        [--jobs 2] [--conflicts majority] [--max-features 2 3 5] [--max-intervals none 3]
         [--inner-folds 5] [--tolerance se] [--top-k none] [--large-train all] [--large-estimators 5 20]
         [--libre3 fixed] [--oracle] [--baselines] [--random-state 0] [--out FILE.md]
+        [--positive VALUE | NAME=VALUE ...] [--runs DIR] [--rerun]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import re
 import shlex
 import sys
@@ -106,6 +114,8 @@ from optrules.estimators import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
+from paper_data import (check_positive, done, find_csv, manifest_entry, parse_positive,  # noqa: E402
+                        positive_of, save)
 
 MAX_FEATURES = 5
 ALPHA = 0.7
@@ -241,8 +251,8 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     or ``.csv`` appended).
 
     A CSV's label column (default "class"), categorical columns and positive class come from a
-    ``manifest.json`` beside it (``_manifest_entry``: "label", "categorical", "positive_class", as in
-    the bundled manifest). Without a manifest positive class the paper's target class (Table 6) is
+    ``manifest.json`` beside it (``paper_data.manifest_entry``: "label", "categorical",
+    "positive_class", as in the bundled manifest). Without a manifest positive class the paper's target class (Table 6) is
     used when a label of the file spells it (ignoring case), else the runner's rule (the minority
     class). The dataset's name is the file name up to its first dot, as in the runner.
     """
@@ -258,18 +268,9 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
         entry = {"name": spec, "path": str(path), "label": meta["label"], "positive": meta["positive_class"],
                  "categorical": categorical}
         return Dataset(spec, entry, meta["n_rows"], paper, note)
-    path, from_data_dir = Path(spec), False
-    if not path.is_file() and data_dir is not None:
-        found = [data_dir / f"{spec}{suffix}" for suffix in ("", ".csv.gz", ".csv")
-                 if (data_dir / f"{spec}{suffix}").is_file()]
-        if found:
-            path, from_data_dir = found[0], True
-    if not path.is_file():
-        looked = f" (looked for {data_dir / spec}, .csv.gz and .csv)" if data_dir is not None else ""
-        raise SystemExit(f"--datasets: {spec!r} is neither a bundled dataset "
-                         f"({', '.join(optrules.datasets.list_datasets())}) nor a CSV file{looked}")
+    path, from_data_dir = find_csv(spec, data_dir)
     name = path.name.split(".")[0]
-    manifest = _manifest_entry(path)
+    manifest = manifest_entry(path)
     label = manifest.get("label") or "class"
     X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"))
     entry: dict[str, Any] = {"name": name, "path": str(path.resolve()), "label": label}
@@ -284,20 +285,6 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     if positive is not None:
         entry["positive"] = positive
     return Dataset(name, entry, len(X), paper, note, from_data_dir)
-
-
-def _manifest_entry(path: Path) -> dict[str, Any]:
-    """The entry of ``manifest.json`` beside ``path`` for this file, else {}: the one whose "file" is
-    the file's name, else the one whose "name" is the dataset's name. The manifest is a list of
-    entries or a dict of them keyed by name."""
-    manifest = path.parent / "manifest.json"
-    if not manifest.is_file():
-        return {}
-    raw = json.loads(manifest.read_text(encoding="utf-8"))
-    entries = [{"name": key, **value} for key, value in raw.items()] if isinstance(raw, dict) else list(raw)
-    by_file = [e for e in entries if e.get("file") == path.name]
-    by_name = [e for e in entries if e.get("name") == path.name.split(".")[0]]
-    return (by_file or by_name or [{}])[0]
 
 
 def log(*args) -> None:
@@ -351,7 +338,7 @@ def experiment(args: argparse.Namespace, dataset: Dataset) -> dict[str, Any]:
         "methods": [{"name": "libre", "label": "libre", "params": params, "tune": tune},
                     {"name": "libre", "label": "libre 3", "params": params,
                      "tune": libre3_tune}],
-        "parallel": {"backend": "loky", "jobs": args.n_jobs},
+        "parallel": {"backend": "loky", "jobs": args.jobs},
     }
 
 
@@ -505,7 +492,7 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
     """The command that reproduces this run (flags left at their defaults are not written; the data
     directory is, when a dataset came from it)."""
     words = ["python", "benchmarks/libre_paper.py"] + (["--quick"] if args.quick else [])
-    words += (["--datasets", *args.datasets] if args.datasets else []) + ["--n-jobs", str(args.n_jobs)]
+    words += (["--datasets", *args.datasets] if args.datasets else []) + ["--jobs", str(args.jobs)]
     if any(d.from_data_dir for d in datasets):
         words += ["--data-dir", str(data_dir)]
     flags = [("--conflicts", [args.conflicts], args.conflicts != "majority"),
@@ -518,7 +505,8 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
              ("--top-k", [str(args.top_k)], args.top_k is not None),
              ("--libre3", [args.libre3], args.libre3 != "fixed"),
              ("--oracle", [], args.oracle), ("--baselines", [], args.baselines),
-             ("--random-state", [str(args.random_state)], args.random_state != SEED)]
+             ("--random-state", [str(args.random_state)], args.random_state != SEED),
+             ("--positive", list(args.positive or []), args.positive is not None)]
     if any(d.large for d in datasets):
         flags += [("--large-train", [str(args.large_train)], args.large_train is not None),
                   ("--large-estimators", list(map(str, args.large_estimators)),
@@ -571,7 +559,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="where to look for <name>.csv.gz (and its manifest.json) when a name is not "
                              "bundled (default: ../shared/data beside the checkout, if present)")
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=2, help="parallel fits (joblib loky workers)")
     parser.add_argument("--large-train", type=_rows_or_all, default=None,
                         help=f"datasets of more than {LARGE_ROWS:,} rows: stratified subsample of the outer "
                              "training fold (inner CV and refit); 'all' (default) = the whole fold")
@@ -612,10 +600,62 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--baselines", action="store_true",
                         help="also report scikit-learn's decision tree and random forest, tuned on the same "
                              "training folds (the paper's dt and rf columns; context, not acceptance)")
+    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
+                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset "
+                             "(default: the manifest's, else the paper's target, else the minority)")
+    parser.add_argument("--runs", default=None,
+                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
+                             "(default: the report's path without .md, plus _runs)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="fit every dataset again (default: read those already in --runs with the same settings)")
     parser.add_argument("--out", default=None,
                         help="the markdown report (default: results/libre_paper.md for the default datasets, "
                              "results/libre_paper_<names>.md for others, results/libre_paper_quick.md for --quick)")
     return parser.parse_args(argv)
+
+
+def with_positive(dataset: Dataset, positive: str | None) -> Dataset:
+    """``dataset`` with the positive class ``--positive`` gives it (None: unchanged)."""
+    if positive is None:
+        return dataset
+    return dataclasses.replace(dataset, entry={**dataset.entry, "positive": positive})
+
+
+def fit_dataset(args: argparse.Namespace, dataset: Dataset, config: dict[str, Any]) -> dict[str, Any]:
+    """One dataset's run: its table rows, its paragraph of checks and chosen configurations, and its
+    seconds. The runner shows a progress bar over the fits on a terminal."""
+    rows = []
+    grid = config["methods"][0]["tune"]["grid"]
+    log(f"{dataset.name}: {int(np.prod([len(v) for v in grid.values()]))} configurations")
+    began = time.perf_counter()
+    results = run(config, verbose=True)
+    seconds = time.perf_counter() - began
+    note = ""
+    if dataset.large:
+        note = f" ({'all' if args.large_train is None else args.large_train} train rows/fold)"
+    prepared = prepare(config)
+    peeked = oracle(prepared, args.jobs, args.libre3) if args.oracle else {}
+    for label in LABELS:
+        rows.append(summarize(dataset, label, results[results["method"] == label], note, peeked.get(label)))
+        log(rows[-1])
+    if args.baselines:
+        for name, f1 in baselines(prepared, dataset.large, args.jobs).items():
+            rows.append(baseline_row(dataset, name, f1, note, args.oracle))
+            log(rows[-1])
+    alpha_same = alpha_premise(prepared) if args.conflicts == "strict" else "n/a (majority)"
+    lines = choices(results)
+    log("\n".join(f"  {dataset.name} {line}" for line in lines))
+    positive = prepared.positive
+    paper = f"none ({dataset.note})" if dataset.paper is None else f"{dataset.paper!r}"
+    numeric = [c for c in PAPER_NUMERIC.get(dataset.paper or "", ()) if c in prepared.X.columns]
+    if numeric:
+        paper += f" (read with the paper's types: {', '.join(numeric)} numeric)"
+    detail = (f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
+              f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
+              f"  * grid: {grid_text(grid, args.top_k, args.random_state)}; "
+              f"{setting(args, dataset, 'inner_folds')} inner folds\n"
+              + "\n".join(f"  * {line}" for line in lines))
+    return {"rows": rows, "detail": detail, "seconds": seconds}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -625,41 +665,24 @@ def main(argv: list[str] | None = None) -> int:
     datasets = [find_dataset(name, data_dir) for name in names]
     out = Path(args.out) if args.out else default_out(args, datasets)
 
-    rows, details = [], []
-    started = time.perf_counter()
+    positives = parse_positive(args.positive)
+    check_positive(positives, [d.name for d in datasets])
+    datasets = [with_positive(d, positive_of(positives, d.name)) for d in datasets]
+    runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")
+
+    rows, details, total = [], [], 0.0
     for dataset in datasets:
         config = experiment(args, dataset)
-        grid = config["methods"][0]["tune"]["grid"]
-        log(f"{dataset.name}: {int(np.prod([len(v) for v in grid.values()]))} configurations")
-        began = time.perf_counter()
-        results = run(config)
-        seconds = time.perf_counter() - began
-        note = ""
-        if dataset.large:
-            note = f" ({'all' if args.large_train is None else args.large_train} train rows/fold)"
-        prepared = prepare(config)
-        peeked = oracle(prepared, args.n_jobs, args.libre3) if args.oracle else {}
-        for label in LABELS:
-            rows.append(summarize(dataset, label, results[results["method"] == label], note, peeked.get(label)))
-            log(rows[-1])
-        if args.baselines:
-            for name, f1 in baselines(prepared, dataset.large, args.n_jobs).items():
-                rows.append(baseline_row(dataset, name, f1, note, args.oracle))
-                log(rows[-1])
-        alpha_same = alpha_premise(prepared) if args.conflicts == "strict" else "n/a (majority)"
-        lines = choices(results)
-        log("\n".join(f"  {dataset.name} {line}" for line in lines))
-        positive = prepared.positive
-        paper = f"none ({dataset.note})" if dataset.paper is None else f"{dataset.paper!r}"
-        numeric = [c for c in PAPER_NUMERIC.get(dataset.paper or "", ()) if c in prepared.X.columns]
-        if numeric:
-            paper += f" (read with the paper's types: {', '.join(numeric)} numeric)"
-        details.append(f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
-                       f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
-                       f"  * grid: {grid_text(grid, args.top_k, args.random_state)}; "
-                       f"{setting(args, dataset, 'inner_folds')} inner folds\n"
-                       + "\n".join(f"  * {line}" for line in lines))
-    total = time.perf_counter() - started
+        settings = {"config": config, "oracle": args.oracle, "baselines": args.baselines}
+        earlier = done(runs, dataset.name, settings, args.rerun)
+        if earlier is not None:
+            log(f"{dataset.name}: done earlier, read from {runs / dataset.name}.json (--rerun fits it again)")
+        else:
+            earlier = fit_dataset(args, dataset, config)
+            log(f"{dataset.name}: written to {save(runs, dataset.name, settings, earlier)}")
+        rows += earlier["rows"]
+        details.append(earlier["detail"])
+        total += earlier["seconds"]
     table = markdown_table(rows)
     log(table)
     log(f"total {total:.0f} s")
@@ -670,7 +693,8 @@ def main(argv: list[str] | None = None) -> int:
                 "its standard error by jackknife over the splits)")
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets, data_dir),
-        f"Total run time: {total:.0f} s ({args.n_jobs} worker(s): "
+        f"Total run time: {total:.0f} s (the datasets' own times, also of those read from {runs}; "
+        f"{args.jobs} worker(s): "
         + ", ".join(["the nested runs by the experiment runner"]
                     + (["the alpha check"] if args.conflicts == "strict" else [])
                     + (["the --oracle fits"] if args.oracle else [])

@@ -4,8 +4,8 @@ Decision Lists by Prepending Inferred Rules"), run by the experiment runner.
 The fits run through :func:`optrules.experiments.run` with ``benchmarks/configs/prepend.toml``, whose
 command-line overrides are applied to the configuration dict before the run: ``--repetitions``
 (``protocol.repeats``), ``--datasets``, ``--variants`` (the methods kept; prepend-ip2 always, as the
-reference), ``--max-nodes`` and ``--tests`` (every method's parameters) and ``--n-jobs``
-(``parallel.jobs``). The search figures come from the configuration's ``meta`` keys
+reference), ``--max-nodes`` and ``--tests`` (every method's parameters), ``--positive`` (the
+datasets' ``positive``) and ``--jobs`` (``parallel.jobs``). The search figures come from the configuration's ``meta`` keys
 (``Ruleset.meta["search_nodes"]``, ``["searches"]``, ``["unproven_searches"]``: the result table's
 ``meta.*`` columns).
 
@@ -32,7 +32,21 @@ fewer rules than append on most datasets.
 All seven datasets are nominal, as in the paper (missing values are a value of their own); the
 rules use attribute-value inequality tests, as in the paper.
 
-    python benchmarks/prepend_paper.py [--repetitions 100] [--datasets monk1 ...] [--n-jobs 2]
+Other data: ``--datasets`` also takes any other bundled dataset and CSV files (paths, or names of
+files in ``--data-dir``) with a ``manifest.json`` beside them (``benchmarks/paper_data.py``: its
+"label", default "class", "categorical" and "positive_class"). The categorical features are the
+manifest's "categorical" columns; without that key, ``optrules.datasets.load_csv``'s typing (text
+columns categorical, numeric columns numbers, which the estimators bin with ChiMerge; list a column
+in "categorical" to read it as nominal, as the paper's data are). Datasets without paper values are
+reported with "-" in the paper columns and no acceptance check.
+
+Each dataset's fits are written to ``RUNS/<dataset>.json`` (``--runs``, default the report's path
+without ``.md`` plus ``_runs``) as soon as it finished; a rerun with the same settings reads them
+instead of fitting again (``--rerun`` fits again). The runner shows a progress bar over the fits on a
+terminal.
+
+    python benchmarks/prepend_paper.py [--repetitions 100] [--datasets monk1 ... | data.csv] [--jobs 2]
+                                       [--positive VALUE | NAME=VALUE ...] [--data-dir DIR]
                                        [--max-nodes 1000000] [--out benchmarks/results/prepend_paper.md]
 """
 
@@ -49,10 +63,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ttest_rel
 
+import optrules
 from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
+from paper_data import check_positive, csv_dataset, done, parse_positive, positive_of, save  # noqa: E402
 
 CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
 VARIANTS = ("prepend-ip2", "append-p2", "append")
@@ -83,15 +99,32 @@ def log(*args) -> None:
     print(time.strftime("%H:%M:%S"), *args, flush=True)
 
 
+def dataset_entry(spec: str, bundled: list[dict[str, Any]], data_dir: Path | None) -> dict[str, Any]:
+    """The runner's entry of a dataset of ``--datasets``: the configuration's for its datasets, any
+    other bundled dataset by name, else a CSV's (``paper_data.csv_dataset``: its manifest's label,
+    categorical columns and positive class)."""
+    for entry in bundled:
+        if entry["name"] == spec:
+            return dict(entry)
+    if spec in optrules.datasets.list_datasets():
+        return {"name": spec}
+    return csv_dataset(spec, data_dir)[0]
+
+
 def experiment(args: argparse.Namespace) -> dict[str, Any]:
     """``prepend.toml`` as a dict, with the command line's overrides."""
     config = load_config(CONFIG).to_dict()
     variants = {v for v in VARIANTS if v == "prepend-ip2" or v in args.variants}
     config["protocol"]["repeats"] = args.repetitions
-    config["datasets"] = [d for name in args.datasets for d in config["datasets"] if d["name"] == name]
+    config["datasets"] = [dataset_entry(spec, config["datasets"], args.data_dir) for spec in args.datasets]
+    positives = parse_positive(args.positive)
+    check_positive(positives, [d["name"] for d in config["datasets"]])
+    for entry in config["datasets"]:
+        if positive_of(positives, entry["name"]) is not None:
+            entry["positive"] = positive_of(positives, entry["name"])
     config["methods"] = [{**m, "params": {**m["params"], "max_nodes": args.max_nodes, "tests": args.tests}}
                          for m in config["methods"] if m["label"] in variants]
-    config["parallel"]["jobs"] = args.n_jobs
+    config["parallel"]["jobs"] = args.jobs
     return config
 
 
@@ -141,7 +174,8 @@ def summarize(records: list[dict]) -> tuple[str, dict]:
             runs = by_variant[variant]
             accuracy = [r["accuracy"] for r in runs]
             rules = [r["rules"] for r in runs]
-            paper_acc, paper_rules = PAPER_ACCURACY[name][variant], PAPER_RULES[name][variant]
+            paper_acc = PAPER_ACCURACY.get(name, {}).get(variant)
+            paper_rules = PAPER_RULES.get(name, {}).get(variant)
             versus = "" if variant == "prepend-ip2" else (
                 paired_p([r["accuracy"] for r in reference], accuracy) + " / "
                 + paired_p([r["rules"] for r in reference], rules))
@@ -150,14 +184,18 @@ def summarize(records: list[dict]) -> tuple[str, dict]:
                               / max(1, sum(r["rules_without_default"] for r in runs)))
             rows.append({
                 "dataset": name, "variant": variant,
-                "accuracy %": mean_std(accuracy), "paper": f"{paper_acc[0]:.1f} ({paper_acc[1]:.1f})",
-                "#rules": mean_std(rules), "paper #rules": f"{paper_rules[0]:.1f} ({paper_rules[1]:.1f})",
+                "accuracy %": mean_std(accuracy),
+                "paper": "-" if paper_acc is None else f"{paper_acc[0]:.1f} ({paper_acc[1]:.1f})",
+                "#rules": mean_std(rules),
+                "paper #rules": "-" if paper_rules is None else f"{paper_rules[0]:.1f} ({paper_rules[1]:.1f})",
                 "p vs ip2 (acc / rules)": versus,
                 "atoms/rule": f"{atoms_per_rule:.2f}",
                 "nodes/fit": f"{np.mean([r['nodes'] for r in runs]):.3g}",
                 "unproven searches": f"{sum(r['unproven'] for r in runs)}/{searches}",
                 "seconds/fit": f"{np.mean([r['seconds'] for r in runs]):.2f}",
             })
+        if name not in PAPER_ACCURACY:  # no paper value to check against
+            continue
         ip2_acc = np.mean([r["accuracy"] for r in reference])
         ip2_rules = np.mean([r["rules"] for r in reference])
         append_rules = np.mean([r["rules"] for r in by_variant.get("append", reference)])
@@ -172,24 +210,45 @@ def summarize(records: list[dict]) -> tuple[str, dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=100)
-    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
-    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS),
+                        help=f"the paper's bundled datasets ({' '.join(DATASETS)}), other bundled datasets, CSV "
+                             "paths, or names of CSV files in --data-dir (with a manifest.json beside them)")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where CSV datasets named by --datasets are")
+    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
+                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel fits (joblib loky workers)")
     parser.add_argument("--max-nodes", type=int, default=1_000_000)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS,
                         help="variants to fit (prepend-ip2 is always fitted: it is the reference)")
     parser.add_argument("--tests", default="inequality", choices=("inequality", "equality"),
                         help="attribute-value tests of the rules (the paper's: inequality)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "prepend_paper.md"))
+    parser.add_argument("--runs", default=None,
+                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
+                             "(default: the report's path without .md, plus _runs)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="fit every dataset again (default: read those already in --runs with the same settings)")
     args = parser.parse_args(argv)
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
     config = experiment(args)
-    started = time.perf_counter()
+    out = Path(args.out)
+    runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")
+    seconds = 0.0
     records: list[dict] = []
     for dataset in config["datasets"]:  # one run per dataset, to report after each: the same splits
-        log(f"{dataset['name']}: {args.repetitions} splits")
-        records += records_of(run({**config, "datasets": [dataset]}))
-        report(args, argv, config, records, time.perf_counter() - started)
+        one = {**config, "datasets": [dataset]}
+        earlier = done(runs, dataset["name"], one, args.rerun)
+        if earlier is not None:
+            log(f"{dataset['name']}: done earlier, read from {runs / dataset['name']}.json (--rerun fits it again)")
+        else:
+            log(f"{dataset['name']}: {args.repetitions} splits")
+            began = time.perf_counter()
+            earlier = {"records": records_of(run(one, verbose=True)), "seconds": time.perf_counter() - began}
+            log(f"{dataset['name']}: written to {save(runs, dataset['name'], one, earlier)}")
+        records += earlier["records"]
+        seconds += earlier["seconds"]
+        report(args, argv, config, records, seconds)
     return 0
 
 
@@ -202,7 +261,8 @@ def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, A
     protocol = config["protocol"]
     train = protocol["train_size"]
     lines = [
-        f"Total run time: {seconds:.0f} s. Splits per dataset: {args.repetitions} "
+        f"Total run time: {seconds:.0f} s (the datasets' own times, also of those read from a "
+        f"results file). Splits per dataset: {args.repetitions} "
         f"(the experiment runner's `splits` protocol with `{CONFIG.relative_to(CONFIG.parents[2])}`: "
         f"stratified random {train:.0%}/{1 - train:.0%} splits, `StratifiedShuffleSplit` with seed "
         f"{protocol['seed']}, the same for every variant); `max_nodes` = {args.max_nodes} per rule "
@@ -218,12 +278,13 @@ def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, A
         "",
         "## Acceptance",
         "",
-        f"* prepend-ip2 accuracy >= Table 2 - 3 points: {len(passed)}/{len(verdicts)} datasets "
-        f"({', '.join(passed) or 'none'})"
-        + ("" if len(passed) == len(verdicts) else
-           f"; missed: {', '.join(n for n in verdicts if n not in passed)}") + ".",
-        (f"* prepend-ip2 has fewer rules than append (paper counting): {len(fewer)}/{len(compared)} "
-         f"datasets ({', '.join(fewer) or 'none'})." if compared else "* append was not run."),
+        *([f"* prepend-ip2 accuracy >= Table 2 - 3 points: {len(passed)}/{len(verdicts)} datasets "
+           f"({', '.join(passed) or 'none'})"
+           + ("" if len(passed) == len(verdicts) else
+              f"; missed: {', '.join(n for n in verdicts if n not in passed)}") + ".",
+           (f"* prepend-ip2 has fewer rules than append (paper counting): {len(fewer)}/{len(compared)} "
+            f"datasets ({', '.join(fewer) or 'none'})." if compared else "* append was not run.")]
+          if verdicts else ["* no dataset of this run has paper values: nothing to check."]),
         "",
         "Discussion: `docs/methods/decision_lists.md` (reproduction section).",
         "",

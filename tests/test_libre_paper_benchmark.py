@@ -145,7 +145,7 @@ def test_large_datasets_get_the_reduced_grid_and_flags_override_both_sizes(bench
 def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(bench, tmp_path):
     write_csv(tmp_path / "mydata.csv.gz", 150, ("pos", "neg"))
     out = tmp_path / "report.md"
-    assert bench.main(["--quick", "--datasets", str(tmp_path / "mydata.csv.gz"), "--n-jobs", "1",
+    assert bench.main(["--quick", "--datasets", str(tmp_path / "mydata.csv.gz"), "--jobs", "1",
                        "--out", str(out)]) == 0
     report = out.read_text()
     rows = [line for line in report.splitlines() if line.startswith("| mydata |")]
@@ -196,7 +196,7 @@ def test_quick_run_reports_baselines_as_references_beside_the_paper_columns(benc
     monkeypatch.setattr(bench, "BASELINE_GRIDS", {"dt": {"max_depth": [2, None]},
                                                   "rf": {"max_depth": [2], "n_estimators": [10]}})
     out = tmp_path / "report.md"
-    assert bench.main(["--quick", "--baselines", "--datasets", str(tmp_path / "heart.csv"), "--n-jobs", "1",
+    assert bench.main(["--quick", "--baselines", "--datasets", str(tmp_path / "heart.csv"), "--jobs", "1",
                        "--out", str(out)]) == 0
     rows = {line.split("|")[2].strip(): line.split("|") for line in out.read_text().splitlines()
             if line.startswith("| heart |")}
