@@ -320,11 +320,14 @@ def test_meta_keys_copy_the_fitted_rulesets_meta_into_columns():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_rerunning_reproduces_the_table_and_is_silent_without_a_terminal(capsys):
+def test_rerunning_reproduces_the_table_and_logs_a_line_per_fit_without_a_terminal(capsys):
     first = run(small_config(), verbose=True)
     second = run(small_config(), verbose=True)
     pd.testing.assert_frame_equal(without_timing(first), without_timing(second))
-    assert capsys.readouterr().err == ""  # no progress bar: stderr is not a terminal under pytest
+    # no progress bar (stderr is not a terminal under pytest): one line per finished fit, nothing else
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(first) + len(second)
+    assert all(re.match(r"\[\d+/\d+\] \S+ \S+ fold \d+: ", line) for line in lines)
 
 
 class Terminal(io.StringIO):
@@ -1239,3 +1242,15 @@ def test_a_grid_searches_option_keys_declared_or_free_form_and_checks_each_value
         load_config(tune_error_config({"grid": {"candidates__max_len": [1, "x"]}}, "setcover", None))
     with pytest.raises(ConfigError, match=r"unknown parameter\(s\) \['candidate__max_len'\]"):
         load_config(tune_error_config({"grid": {"candidate__max_len": [1]}}, "setcover", None))
+
+
+def test_progress_off_a_terminal_is_one_line_per_fit(capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    config = {"datasets": [{"name": "monk1"}], "protocol": {"kind": "kfold", "folds": 2, "seed": 0},
+              "methods": [{"name": "setcover-greedy"}]}
+    results = run(config)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert len(lines) == len(results) == 2
+    assert re.fullmatch(r"\[[12]/2\] monk1 setcover-greedy fold [01]: \w+, F1 [\d.]+, [\d.]+ s", lines[0])
+    run(config, verbose=False)
+    assert not [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]

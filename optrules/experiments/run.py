@@ -121,7 +121,8 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
     as its fit completes, and at the end the table, the resolved configuration, the package version,
     the markdown report and the plots are written there (:func:`write_outputs`). ``resume`` (needs
     ``out``) takes the rows already in ``out/results.jsonl`` instead of fitting those tasks again
-    (``optrules.experiments.resume``). A progress bar is shown on a terminal unless ``verbose`` is False.
+    (``optrules.experiments.resume``). A progress bar is shown on a terminal, one line per finished fit on stderr
+    otherwise (a log file), nothing when ``verbose`` is False.
 
     Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
     ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them),
@@ -170,8 +171,10 @@ def execute(config: ExperimentConfig, verbose: bool = True,
             if row is not None:
                 outcomes[index] = Outcome(row, None)
     pending = [(index, task) for index, task in enumerate(tasks) if outcomes[index] is None]
+    on_terminal = sys.stderr.isatty()
     progress = tqdm(total=len(tasks), initial=len(tasks) - len(pending), unit="fit",
-                    desc=config.title or "optrules run", disable=not (verbose and sys.stderr.isatty()))
+                    desc=config.title or "optrules run", disable=not (verbose and on_terminal))
+    finished = len(tasks) - len(pending)
     with progress, _backend(config) as n_jobs:
         if any(t.method.tune is not None for _, t in pending):
             chosen = _tune([t for _, t in pending], config.protocol.seed,
@@ -183,7 +186,20 @@ def execute(config: ExperimentConfig, verbose: bool = True,
             if log is not None:
                 log.append(tasks[index].key, tasks[index].setup, outcome.row)
             progress.update()
+            finished += 1
+            if verbose and not on_terminal:  # a log file: one line per finished fit instead of a bar
+                print(_progress_line(finished, len(tasks), outcome.row), file=sys.stderr, flush=True)
     return replace(config, datasets=tuple(datasets)), outcomes
+
+
+def _progress_line(done: int, total: int, row: dict[str, Any]) -> str:
+    """``[done/total] dataset method fold k: status, F1, seconds`` of a finished fit."""
+    status = row.get("status") or "fitted"  # a heuristic's fit has no solver status
+    f1 = row.get("f1")
+    score = "" if f1 is None or f1 != f1 else f", F1 {f1:.3f}"
+    seconds = row.get("fit_seconds")
+    took = "" if seconds is None or seconds != seconds else f", {seconds:.2f} s"
+    return f"[{done}/{total}] {row['dataset']} {row['method']} fold {row['fold']}: {status}{score}{took}"
 
 
 def _perform_indexed(index: int, task: Task) -> tuple[int, Outcome]:
