@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from optrules.chimerge_kernel import CHI2_DECIMALS, EXPECTED_FLOOR, merge_kernel, pair_chi2
+from optrules.chimerge_kernel import EXPECTED_FLOOR, adjacent_chi2, chimerge_kernel, pair_chi2
 from optrules.weights import validate_sample_weight
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
 # EXPECTED_FLOOR (the expected count that replaces an exact 0) and CHI2_DECIMALS (the rounding of
 # the statistic before comparisons) live with the compiled kernels that use them
 # (optrules/chimerge_kernel.pyx).
-_CHI2_SCALE = 10.0**CHI2_DECIMALS
 
 
 # --------------------------------------------------------------------------- #
@@ -203,50 +202,25 @@ def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:
 # --------------------------------------------------------------------------- #
 # chi-square
 # --------------------------------------------------------------------------- #
-def _adjacent_chi2(counts: np.ndarray) -> np.ndarray:
+def _adjacent_chi2(counts: Any) -> np.ndarray:
     """Chi-square of every adjacent pair of rows of a class-count table.
 
-    ``counts`` has shape ``(m, n_classes)``; the result has length ``m - 1``,
-    entry ``i`` being the statistic of the 2 x n_classes table made of rows
-    ``i`` and ``i + 1``.  ``E_ij = R_i * C_j / N``, with an expected count of 0
-    replaced by :data:`EXPECTED_FLOOR`.  Cell terms are summed sequentially in
-    the order (row a, class 0), (row b, class 0), (row a, class 1), ... and
-    the sum is rounded to ``CHI2_DECIMALS`` decimals, so the result is
-    bit-identical to :func:`_pair_chi2`.
+    ``counts`` has shape ``(m, n_classes)``; the result has length ``m - 1``, entry ``i`` being the
+    statistic of the 2 x n_classes table made of rows ``i`` and ``i + 1``: ``E_kc = R_k * C_c / N``,
+    with an expected count of 0 replaced by :data:`EXPECTED_FLOOR`, rounded to
+    ``optrules.chimerge_kernel.CHI2_DECIMALS`` decimals: the compiled
+    :func:`optrules.chimerge_kernel.adjacent_chi2`, which computes every statistic of ChiMerge the
+    same way, so it is bit-identical to :func:`_pair_chi2`.
     """
-    counts = np.asarray(counts)
-    m = counts.shape[0]
-    if m < 2:
-        return np.zeros(0, dtype=np.float64)
-    upper = counts[:-1]
-    lower = counts[1:]
-    a = upper.astype(np.float64)
-    b = lower.astype(np.float64)
-    ra = upper.sum(axis=1).astype(np.float64)[:, None]
-    rb = lower.sum(axis=1).astype(np.float64)[:, None]
-    n = ra + rb
-    c = (upper + lower).astype(np.float64)
-    ea = ra * c / n
-    eb = rb * c / n
-    ea[ea == 0.0] = EXPECTED_FLOOR
-    eb[eb == 0.0] = EXPECTED_FLOOR
-    da = a - ea
-    db = b - eb
-    ta = da * da / ea
-    tb = db * db / eb
-    terms = np.empty((m - 1, 2 * counts.shape[1]), dtype=np.float64)
-    terms[:, 0::2] = ta
-    terms[:, 1::2] = tb
-    # ufunc.accumulate is a strict left-to-right running sum (no pairwise
-    # summation), which keeps the result identical to the scalar version.
-    total = np.add.accumulate(terms, axis=1)[:, -1]
-    return np.rint(total * _CHI2_SCALE) / _CHI2_SCALE
+    table = np.ascontiguousarray(counts, dtype=np.float64)
+    if table.ndim != 2:
+        raise ValueError(f"counts must be two-dimensional, got shape {table.shape}")
+    return adjacent_chi2(table)
 
 
 def _pair_chi2(a: Any, b: Any) -> float:
     """Chi-square of the 2 x n_classes table with (possibly weighted) count rows ``a`` and ``b``
-    (the compiled :func:`optrules.chimerge_kernel.pair_chi2`, the scalar twin of
-    :func:`_adjacent_chi2`)."""
+    (the compiled :func:`optrules.chimerge_kernel.pair_chi2`)."""
     return pair_chi2(np.ascontiguousarray(a, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64))
 
 
@@ -285,6 +259,11 @@ def chimerge(
     (so an integer weight acts as that many copies of the row), and a row of
     weight 0 is ignored like a missing one.  The expected-count floor and the
     thresholds are unchanged, in the units of the weights.
+
+    The work after the label coding is one sort of the kept values (``np.argsort``, which releases
+    the GIL) and one compiled call, :func:`optrules.chimerge_kernel.chimerge_kernel`, that holds no
+    lock either, so several columns are discretised in parallel threads
+    (:meth:`optrules.encode.FeatureBinning.fit`).
     """
     thr = float(threshold)
     if math.isnan(thr):
@@ -319,37 +298,16 @@ def chimerge(
         codes = remap[codes]
         n_classes = int(present.sum())
 
-    uniq, inverse = np.unique(x, return_inverse=True)
-    m = uniq.size
-    if m == 1:
-        return Bins(())
-    # class-count table: one row per distinct value (vectorised); int64 counts,
-    # or float64 summed weights
-    table = np.bincount(
-        inverse.ravel() * n_classes + codes,
-        weights=None if w is None else w[keep],
-        minlength=m * n_classes,
-    ).reshape(m, n_classes)
-
-    starts = _merge_intervals(table, thr, max_intervals, min_intervals)
-    return Bins(tuple(uniq[starts[1:]].tolist()))
-
-
-def _merge_intervals(
-    table: np.ndarray,
-    threshold: float,
-    max_intervals: int | None,
-    min_intervals: int,
-) -> np.ndarray:
-    """Bottom-up merging; returns the sorted start rows of the final intervals.
-
-    ``table`` holds int64 counts or float64 weighted counts; counts of integer
-    value give the same statistics, hence the same merges, in either type.
-    """
-    table = np.ascontiguousarray(table, dtype=np.float64 if table.dtype.kind == "f" else np.int64)
-    chi = _adjacent_chi2(table)
+    if w is None:
+        order = np.argsort(x)
+        sorted_weights = np.empty(0, dtype=np.float64)
+    else:
+        # stable: the weights of one value are summed in the order of the rows
+        order = np.argsort(x, kind="stable")
+        sorted_weights = np.ascontiguousarray(w[keep][order])
     limit = -1 if max_intervals is None else int(max_intervals)
-    return merge_kernel(table.copy(), chi, float(threshold), limit, int(min_intervals))
+    cuts = chimerge_kernel(x[order], codes[order], sorted_weights, n_classes, thr, limit, int(min_intervals))
+    return Bins(tuple(cuts.tolist()))
 
 
 # --------------------------------------------------------------------------- #

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
@@ -574,3 +575,171 @@ def test_weights_of_the_wrong_shape_are_refused():
         chimerge([1.0, 2.0, 3.0], [0, 1, 0], weights=[1.0, 1.0])
     with pytest.raises(ValueError, match=r"weights must be 1-dimensional .*\(3, 1\)"):
         equal_frequency([1.0, 2.0, 3.0], 2, weights=np.ones((3, 1)))
+
+
+# --------------------------------------------------------------------------- #
+# the merge kernel against the previous implementation
+# --------------------------------------------------------------------------- #
+# The ChiMerge of the package before its tournament-tree kernel, kept here as a second method:
+# one np.unique + np.bincount table, the vectorised statistics of every adjacent pair, and a lazy
+# binary heap of (chi2, left, left version, right version) entries whose stale entries are popped
+# (plain Python and heapq here, so it shares no compiled code with the package).
+def previous_adjacent_chi2(counts):
+    upper, lower = counts[:-1], counts[1:]
+    a, b = upper.astype(np.float64), lower.astype(np.float64)
+    ra = upper.sum(axis=1).astype(np.float64)[:, None]
+    rb = lower.sum(axis=1).astype(np.float64)[:, None]
+    n = ra + rb
+    c = (upper + lower).astype(np.float64)
+    ea, eb = ra * c / n, rb * c / n
+    ea[ea == 0.0] = EXPECTED_FLOOR
+    eb[eb == 0.0] = EXPECTED_FLOOR
+    terms = np.empty((len(a), 2 * counts.shape[1]))
+    terms[:, 0::2] = (a - ea) ** 2 / ea
+    terms[:, 1::2] = (b - eb) ** 2 / eb
+    return np.rint(np.add.accumulate(terms, axis=1)[:, -1] * 1e9) / 1e9
+
+
+def previous_pair_chi2(a, b):
+    ra, rb = 0.0, 0.0
+    for j in range(len(a)):
+        ra += a[j]
+        rb += b[j]
+    n = ra + rb
+    total = 0.0
+    for j in range(len(a)):
+        cj = float(a[j] + b[j])
+        ea, eb = ra * cj / n, rb * cj / n
+        if ea == 0.0:
+            ea = EXPECTED_FLOOR
+        if eb == 0.0:
+            eb = EXPECTED_FLOOR
+        da, db = a[j] - ea, b[j] - eb
+        total += da * da / ea
+        total += db * db / eb
+    return float(np.rint(total * 1e9) / 1e9)
+
+
+def previous_merge_kernel(counts, initial_chi, threshold, max_intervals, min_intervals):
+    """The lazy heap: entries (chi2, left, left version, right version), stale ones popped."""
+    m = len(counts)
+    n_int = m
+    alive = [True] * m
+    if n_int <= min_intervals or m < 2:
+        return np.arange(m)
+    nxt, prv = list(range(1, m + 1)), list(range(-1, m - 1))
+    version = [0] * m
+    heap = [(chi, left, 0, 0) for left, chi in enumerate(initial_chi)]
+    heapq.heapify(heap)
+    while n_int > min_intervals:
+        while heap:
+            chi, left, left_version, right_version = heap[0]
+            if alive[left] and version[left] == left_version:
+                if nxt[left] < m and version[nxt[left]] == right_version:
+                    break
+            heapq.heappop(heap)
+        if not heap:
+            break
+        if heap[0][0] >= threshold and (max_intervals < 0 or n_int <= max_intervals):
+            break
+        left = heapq.heappop(heap)[1]
+        right = nxt[left]
+        counts[left] = [a + b for a, b in zip(counts[left], counts[right])]
+        alive[right] = False
+        after = nxt[right]
+        nxt[left] = after
+        if after < m:
+            prv[after] = left
+        version[left] += 1
+        n_int -= 1
+        before = prv[left]
+        if before >= 0:
+            heapq.heappush(heap, (previous_pair_chi2(counts[before], counts[left]), before, version[before],
+                                  version[left]))
+        if after < m:
+            heapq.heappush(heap, (previous_pair_chi2(counts[left], counts[after]), left, version[left],
+                                  version[after]))
+    return np.flatnonzero(alive)
+
+
+def previous_chimerge(values, y, threshold=4.6, max_intervals=None, min_intervals=1, weights=None):
+    x = np.asarray(values, dtype=np.float64)
+    codes, uniques = pd.factorize(np.asarray(y, dtype=object), use_na_sentinel=True)
+    keep = ~np.isnan(x) & (codes >= 0)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        keep &= weights > 0
+    x, codes = x[keep], codes[keep]
+    if x.size == 0:
+        return ()
+    present = np.bincount(codes, minlength=len(uniques)) > 0
+    codes = (np.cumsum(present) - 1)[codes]
+    n_classes = int(present.sum())
+    uniq, inverse = np.unique(x, return_inverse=True)
+    if uniq.size == 1:
+        return ()
+    table = np.bincount(inverse.ravel() * n_classes + codes, weights=None if weights is None else weights[keep],
+                        minlength=uniq.size * n_classes).reshape(uniq.size, n_classes)
+    table = np.ascontiguousarray(table, dtype=np.float64 if table.dtype.kind == "f" else np.int64)
+    starts = previous_merge_kernel(table.tolist(), previous_adjacent_chi2(table).tolist(), float(threshold),
+                                   -1 if max_intervals is None else max_intervals, min_intervals)
+    return tuple(uniq[starts[1:]].tolist())
+
+
+@st.composite
+def tied_weighted_column(draw):
+    """Up to 300 rows on at most 40 distinct values (ties), missing values and labels, 1-4
+    classes, and no weights, integer weights or fractional weights (some 0)."""
+    n = draw(st.integers(1, 300))
+    n_values = draw(st.integers(1, 40))
+    n_classes = draw(st.integers(1, 4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, n_values, n).astype(float)
+    x[rng.random(n) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
+    y = rng.integers(0, n_classes, n).astype(object)
+    y[rng.random(n) < draw(st.sampled_from([0.0, 0.05]))] = None
+    kind = draw(st.sampled_from(["none", "integer", "fractional"]))
+    weights = None
+    if kind == "integer":
+        weights = rng.integers(0, 4, n).astype(float)
+    elif kind == "fractional":
+        weights = rng.choice([0.0, 0.1, 0.25, 1.0, 2.5, 3.3], n)
+    if weights is not None and not (weights > 0).any():
+        weights[0] = 1.0
+    return x, y, weights
+
+
+@PROPS
+@given(tied_weighted_column(), st.sampled_from([0.0, 0.3, 2.0, 4.6, 6.0, 1e9]),
+       st.one_of(st.none(), st.integers(1, 8)), st.integers(1, 4))
+def test_chimerge_matches_the_previous_kernel(col, threshold, max_intervals, min_intervals):
+    x, y, weights = col
+    if max_intervals is not None:
+        max_intervals = max(max_intervals, min_intervals)
+    got = chimerge(x, y, threshold, max_intervals, min_intervals, weights=weights)
+    assert got.cuts == previous_chimerge(x, y, threshold, max_intervals, min_intervals, weights)
+
+
+@pytest.mark.parametrize("threshold,max_intervals,share", [(4.6, None, 0.5), (6.0, None, 0.5), (6.0, 5, 0.1),
+                                                          (0.0, 3, 0.5), (2.0, None, 0.02)])
+def test_chimerge_matches_the_previous_kernel_on_a_large_random_column(threshold, max_intervals, share):
+    # the LIBRE scalability data: uniform values, random labels (tens of thousands of merges);
+    # rounded to 3 decimals for ties between rows
+    rng = np.random.default_rng(11)
+    x = rng.uniform(0, 100, 60_000)
+    x[:20_000] = np.round(x[:20_000], 1)
+    y = rng.random(x.size) < share
+    got = chimerge(x, y, threshold, max_intervals)
+    assert got.cuts == previous_chimerge(x, y, threshold, max_intervals)
+    assert got.n_bins > 1
+
+
+def test_chimerge_matches_the_previous_kernel_with_many_classes_and_weights():
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2000, 20_000).astype(float)
+    y = rng.integers(0, 9, x.size) + (x // 400).astype(int)
+    weights = rng.choice([0.0, 0.5, 1.0, 1.5, 4.0], x.size)
+    for threshold, max_intervals in ((20.1, None), (20.1, 6), (0.0, 50)):
+        assert chimerge(x, y, threshold, max_intervals, weights=weights).cuts == previous_chimerge(
+            x, y, threshold, max_intervals, weights=weights)
