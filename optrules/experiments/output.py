@@ -38,7 +38,7 @@ __all__ = ["environment", "write_outputs"]
 #: The distributions whose versions environment.json records ("not installed" when absent): the
 #: numerical stack, the modelling layers, every solver interface optrules can call (cyipopt under
 #: either of its distributions), the compiled kernels' compiler, and the libraries of the report.
-LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "joblib", "numba", "pyomo", "cvxpy", "highspy",
+LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "joblib", "pyomo", "cvxpy", "highspy",
              "pyscipopt", "clarabel", "osqp", "scs", "ecos", "cyipopt", "cyipopt-wheels", "gurobipy", "matplotlib",
              "scikit-posthocs")
 
