@@ -87,6 +87,17 @@ def test_fit_on_the_csv_of_a_bundled_dataset_learns_the_same_rules(tmp_path, cap
     assert "IF " in from_csv
 
 
+def test_compare_on_the_csv_of_the_readme_dataset_prints_the_same_models(tmp_path, capsys):
+    path, _ = _bundled_csv(tmp_path, "tic_tac_toe")
+    methods = ["--methods", "setcover-greedy", "libre", "prepend-ip2"]
+    assert main(["compare", "tic_tac_toe", *methods]) == 0
+    bundled = capsys.readouterr().out
+    assert main(["compare", "--csv", str(path), "--positive", "positive", *methods]) == 0
+    from_csv = capsys.readouterr().out
+    models = lambda out: out[out.index("\n## "):]  # every method's rules, after the table
+    assert models(from_csv) == models(bundled) and "IF " in models(bundled)
+
+
 def test_compare_on_a_csv_file(tmp_path, capsys):
     path, _ = _bundled_csv(tmp_path, "monk1")
     assert main(["compare", "--csv", str(path), "--positive", "1", "--methods", "setcover-greedy"]) == 0
