@@ -51,7 +51,8 @@ from optrules.registry import make_estimator
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import check_positive, csv_dataset, done, parse_positive, positive_of, save  # noqa: E402
+from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
+                        done, parse_positive, positive_of, save)
 
 #: AIX360 BooleanRuleCG on this machine (5-fold CV): F1 of the positive class and rules.
 AIX360 = {"tic_tac_toe": (1.00, 8), "pima": (0.61, 7), "heart_statlog": (0.74, 9), "wisconsin": (0.93, 5)}
@@ -116,15 +117,9 @@ def main(argv: list[str] | None = None) -> None:
                         default=["tic_tac_toe", "pima", "heart_statlog", "wisconsin", "mushroom", "adult"])
     parser.add_argument("--methods", nargs="+", default=["brcg", "brcg-beam"])
     parser.add_argument("--time-limit", type=float, default=120.0)
-    parser.add_argument("--data-dir", type=Path, default=None, help="CSV datasets with a manifest.json")
-    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
-                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
+    add_data_arguments(parser, "CSV datasets with a manifest.json")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "brcg_paper.md"))
-    parser.add_argument("--runs", default=None,
-                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
-                             "(default: the report's path without .md, plus _runs)")
-    parser.add_argument("--rerun", action="store_true",
-                        help="fit every dataset again (default: read those already in --runs with the same settings)")
+    add_results_arguments(parser)
     args = parser.parse_args(argv)
     out = Path(args.out)
     runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")

@@ -68,7 +68,8 @@ from optrules.experiments import run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import check_positive, csv_dataset, parse_positive, positive_of  # noqa: E402
+from paper_data import (add_data_arguments, check_positive, csv_dataset, parse_positive,  # noqa: E402
+                        positive_of)
 
 TRAIN_SIZE = {"german": 700, "australian": 500, "car_evaluation": 1200, "mushroom": 5000, "adult": 5000}
 POSITIVE = {"german": "good", "australian": "+", "car_evaluation": "unacc", "mushroom": "e", "adult": ">50K"}
@@ -356,9 +357,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=list(TRAIN_SIZE),
                         help=f"datasets of Table 1 ({' '.join(TRAIN_SIZE)}), CSV paths, or names of CSV files "
                              "in --data-dir (with a manifest.json that gives their train_size)")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where CSV datasets named by --datasets are")
-    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
-                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
+    add_data_arguments(parser, "where CSV datasets named by --datasets are")
     parser.add_argument("--rerun", action="store_true",
                         help="fit every dataset again (default: resume each from its RUNS/<dataset>/results.jsonl)")
     parser.add_argument("--splits", type=int, default=10)

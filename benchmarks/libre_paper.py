@@ -114,8 +114,8 @@ from optrules.estimators import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (check_positive, done, find_csv, manifest_entry, parse_positive,  # noqa: E402
-                        positive_of, save)
+from paper_data import (add_results_arguments, check_positive, done, find_csv,  # noqa: E402
+                        manifest_entry, parse_positive, positive_of, save)
 
 MAX_FEATURES = 5
 ALPHA = 0.7
@@ -603,11 +603,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
                         help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset "
                              "(default: the manifest's, else the paper's target, else the minority)")
-    parser.add_argument("--runs", default=None,
-                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
-                             "(default: the report's path without .md, plus _runs)")
-    parser.add_argument("--rerun", action="store_true",
-                        help="fit every dataset again (default: read those already in --runs with the same settings)")
+    add_results_arguments(parser)
     parser.add_argument("--out", default=None,
                         help="the markdown report (default: results/libre_paper.md for the default datasets, "
                              "results/libre_paper_<names>.md for others, results/libre_paper_quick.md for --quick)")

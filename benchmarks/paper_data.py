@@ -21,6 +21,7 @@ unless ``--rerun`` is given. Other settings fit again and overwrite it.
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,23 @@ def csv_dataset(spec: str, data_dir: Path | None) -> tuple[dict[str, Any], dict[
     if manifest.get("positive_class") is not None:
         entry["positive"] = manifest["positive_class"]
     return entry, manifest, from_data_dir
+
+
+def add_data_arguments(parser: argparse.ArgumentParser, data_dir_help: str, positive_help: str = "") -> None:
+    """``--data-dir`` and ``--positive`` (see the module docstring), as every paper script takes them."""
+    parser.add_argument("--data-dir", type=Path, default=None, help=data_dir_help)
+    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
+                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset"
+                             + (f" ({positive_help})" if positive_help else ""))
+
+
+def add_results_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--runs`` (the per-dataset results files; default beside the report) and ``--rerun``."""
+    parser.add_argument("--runs", default=None,
+                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
+                             "(default: the report's path without .md, plus _runs)")
+    parser.add_argument("--rerun", action="store_true",
+                        help="fit every dataset again (default: read those already in --runs with the same settings)")
 
 
 def parse_positive(values: list[str] | None) -> dict[str | None, str]:

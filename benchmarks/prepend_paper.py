@@ -68,7 +68,8 @@ from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import check_positive, csv_dataset, done, parse_positive, positive_of, save  # noqa: E402
+from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
+                        done, parse_positive, positive_of, save)
 
 CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
 VARIANTS = ("prepend-ip2", "append-p2", "append")
@@ -213,9 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS),
                         help=f"the paper's bundled datasets ({' '.join(DATASETS)}), other bundled datasets, CSV "
                              "paths, or names of CSV files in --data-dir (with a manifest.json beside them)")
-    parser.add_argument("--data-dir", type=Path, default=None, help="where CSV datasets named by --datasets are")
-    parser.add_argument("--positive", nargs="+", default=None, metavar="VALUE | NAME=VALUE",
-                        help="the positive class: one VALUE for every dataset, or NAME=VALUE per dataset")
+    add_data_arguments(parser, "where CSV datasets named by --datasets are")
     parser.add_argument("--jobs", type=int, default=2, help="parallel fits (joblib loky workers)")
     parser.add_argument("--max-nodes", type=int, default=1_000_000)
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS,
@@ -223,11 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", default="inequality", choices=("inequality", "equality"),
                         help="attribute-value tests of the rules (the paper's: inequality)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "prepend_paper.md"))
-    parser.add_argument("--runs", default=None,
-                        help="one results file per dataset, <RUNS>/<dataset>.json, written as it finishes "
-                             "(default: the report's path without .md, plus _runs)")
-    parser.add_argument("--rerun", action="store_true",
-                        help="fit every dataset again (default: read those already in --runs with the same settings)")
+    add_results_arguments(parser)
     args = parser.parse_args(argv)
     if args.repetitions < 1:
         parser.error("--repetitions must be at least 1")
