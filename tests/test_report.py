@@ -274,7 +274,8 @@ def test_plots_are_written_and_a_measure_that_does_not_apply_is_not_drawn(tmp_pa
 
 def test_environment_names_solvers_cpu_os_and_commit():
     found = environment()
-    for key in ("optrules", "python", "os", "cpu", "cpu_count", "numba", "clarabel", "osqp", "highspy", "scipy"):
+    # the libraries the figures depend on (the compiled kernels are the package's own extension modules)
+    for key in ("optrules", "python", "os", "cpu", "cpu_count", "clarabel", "osqp", "highspy", "scipy", "pyomo", "cvxpy"):
         assert key in found
     assert isinstance(found["cpu_count"], int) and found["cpu"]
     if "optrules_commit" in found:
