@@ -1,13 +1,10 @@
-"""A Ruleset for people and for other systems: a table of its rules, a pandas query, an SQL
-expression, per-row explanations, and a scorecard as a table and a plot.
+"""A Ruleset written for other systems and drawn for people: a pandas query, an SQL expression, and a
+scorecard as a table and a plot (its table of rules and its per-row explanations are the Ruleset's
+own methods, ``to_frame`` and ``explain``).
 
 Every form evaluates exactly as :meth:`Ruleset.covers` / :meth:`Ruleset.predict` do, missing values
 included (the tests check each against them on random data with missing values and mixed types):
 
-* :func:`rules_frame` (``Ruleset.to_frame``): one row per rule: its text, its class or score, its
-  atoms, and its support and precision: on data given (``X``, ``y``), else the training counts the
-  rule carries. In a ``"list"`` a rule's rows are those it *decides* (it is the first to fire); in a
-  ``"set"`` or ``"score"`` every row it covers.
 * :func:`query` (``Ruleset.to_query``): a :meth:`pandas.DataFrame.query` / ``eval`` string of one
   rule's antecedent, or of "some rule fires". Column names are backquoted; a missing value fails a
   comparison (``x >= 3``, ``x in [...]``), satisfies ``not in`` (so ``x.notna()`` is added where the
@@ -20,11 +17,11 @@ included (the tests check each against them on random data with missing values a
   condition admits missing values and ``IS NOT NULL`` where ``NOT IN`` must exclude them; a ``CASE``
   takes its first true branch, which is a decision list's order. Identifiers are double-quoted, text
   is single-quoted (quotes doubled), numbers are written exactly (``repr`` of the float).
-* :func:`explain`: per row, the rules that fire, the one that decides (a list: the first firing
-  rule; a set: the first firing rule, when any fires; a scorecard: none, its score decides) and
-  the prediction.
 * :func:`scorecard_frame` / :func:`plot_scorecard`: a scorecard (kind ``"score"``) as a table of its
   terms (feature, the categories of each cluster or the linear term, score) and as a bar chart.
+
+Conditions are told apart by their ``kind`` ("numeric", "categorical"), so that this module imports
+nothing of :mod:`optrules.ruleset`, whose methods call it.
 """
 
 from __future__ import annotations
@@ -36,62 +33,10 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 import pandas as pd
 
-from optrules.ruleset import CategoricalCondition, Condition, NumericCondition, Rule, first_firing
+if TYPE_CHECKING:  # the Ruleset's own methods call this module: it imports nothing of ruleset.py at run time
+    from optrules.ruleset import Condition, Rule, Ruleset
 
-if TYPE_CHECKING:
-    from optrules.ruleset import Ruleset
-
-__all__ = ["explain", "plot_scorecard", "query", "rules_frame", "scorecard_frame", "sql"]
-
-
-# --------------------------------------------------------------------------- the table of rules
-def rules_frame(ruleset: Ruleset, X: Any = None, y: Any = None) -> pd.DataFrame:
-    """One row per rule (see the module docstring): ``rule`` (its position), ``text``, ``prediction``
-    (``"set"``: the positive class; ``"list"``: the rule's class), ``weight`` (``"score"``), ``atoms``,
-    ``support`` (rows), ``precision`` (share of those rows of the rule's class; ``"score"``: of the
-    positive class) — on ``X``, ``y`` when given, else from the rules' training counts (NaN where
-    a rule carries none)."""
-    n = len(ruleset.rules)
-    predictions = [rule.prediction if ruleset.kind == "list" else ruleset.positive for rule in ruleset.rules]
-    if X is not None:
-        if y is None:
-            raise ValueError("to_frame(X, y): the labels y are needed with X to count support and precision")
-        labels = _labels(y, ruleset._n_samples(X))
-        fired = ruleset.covers(X)
-        rows = fired if ruleset.kind != "list" else (first_firing(fired)[:, None] == np.arange(n)[None, :])
-        support = rows.sum(axis=0).astype(float)
-        hits = np.array([(rows[:, k] & (labels == predictions[k])).sum() for k in range(n)], dtype=float)
-    else:
-        support = np.array([_total(rule) for rule in ruleset.rules], dtype=float)
-        hits = np.array([np.nan if rule.n_positive is None else rule.n_positive for rule in ruleset.rules],
-                        dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(support > 0, hits / support, np.nan)
-    frame = pd.DataFrame({
-        "rule": np.arange(n),
-        "text": [rule.antecedent() for rule in ruleset.rules],
-        "prediction": pd.Series(predictions, dtype=object),
-        "weight": [rule.weight for rule in ruleset.rules] if ruleset.kind == "score" else [None] * n,
-        "atoms": [rule.n_atoms for rule in ruleset.rules],
-        "support": support,
-        "precision": precision,
-    })
-    return frame if ruleset.kind == "score" else frame.drop(columns="weight")
-
-
-def _total(rule: Rule) -> float:
-    if rule.n_positive is None or rule.n_negative is None:
-        return math.nan
-    return float(rule.n_positive + rule.n_negative)
-
-
-def _labels(y: Any, n: int) -> np.ndarray:
-    items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
-    if len(items) != n:
-        raise ValueError(f"y has {len(items)} labels but X has {n} rows")
-    labels = np.empty(n, dtype=object)
-    labels[:] = items
-    return labels
+__all__ = ["condition_query", "condition_sql", "plot_scorecard", "query", "scorecard_frame", "sql"]
 
 
 # --------------------------------------------------------------------------- conditions as text
@@ -159,7 +104,7 @@ _SQL = _Syntax(_identifier, _sql_literal, " AND ", " OR ", "{0} IS NULL", "{0} I
 
 def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | None:
     """The condition on present values, false on a missing one; None when no present value holds."""
-    if isinstance(condition, NumericCondition):
+    if condition.kind == "numeric":
         pieces = []
         for interval in condition.intervals:
             if not syntax.infinite_values and (interval.low == math.inf or interval.high == -math.inf):
@@ -171,7 +116,7 @@ def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | N
                 comparisons.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
             pieces.append(f"({syntax.conjunction.join(comparisons) or syntax.is_present.format(column)})")
         return syntax.disjunction.join(pieces) or None
-    if not isinstance(condition, CategoricalCondition):
+    if condition.kind != "categorical":
         raise TypeError(f"unknown condition {condition!r}")
     present = [c for c in condition.categories if c is not None]  # None stands for no present value
     values = ", ".join(syntax.literal(c) for c in present)
@@ -247,26 +192,6 @@ def sql(ruleset: Ruleset) -> str:
     return f"CASE\n{branches}\n  ELSE {default}\nEND"
 
 
-# --------------------------------------------------------------------------- explanations
-def explain(ruleset: Ruleset, X: Any) -> pd.DataFrame:
-    """Per row of ``X``: ``prediction``, ``fired`` (the positions of the rules that fire, a tuple),
-    ``deciding`` (the deciding rule's position, <NA> for the default or a scorecard) and, for a
-    scorecard, ``score``."""
-    fired = ruleset.covers(X)
-    n = fired.shape[0]
-    frame = pd.DataFrame({"prediction": pd.Series(ruleset.predict(X), dtype=object)})
-    frame["fired"] = [tuple(np.flatnonzero(row).tolist()) for row in fired]
-    deciding = pd.array([pd.NA] * n, dtype="Int64")
-    if ruleset.kind != "score" and ruleset.rules:
-        first = first_firing(fired)
-        some = first < len(ruleset.rules)
-        deciding[some] = first[some]
-    frame["deciding"] = deciding
-    if ruleset.kind == "score":
-        frame["score"] = ruleset.decision_function(X)
-    return frame
-
-
 # --------------------------------------------------------------------------- scorecards
 def scorecard_frame(ruleset: Ruleset) -> pd.DataFrame:
     """A scorecard's terms, one row each: ``feature``, ``term`` (the categories of a cluster, e.g.
@@ -277,7 +202,7 @@ def scorecard_frame(ruleset: Ruleset) -> pd.DataFrame:
         raise ValueError(f"a scorecard table is defined for 'score' rulesets, not {ruleset.kind!r}")
     rows = []
     for rule in ruleset.rules:
-        if len(rule.conditions) == 1 and isinstance(rule.conditions[0], CategoricalCondition):
+        if len(rule.conditions) == 1 and rule.conditions[0].kind == "categorical":
             condition = rule.conditions[0]
             names = [str(c) for c in condition.categories] + (["missing"] if condition.missing else [])
             term = ("not " if condition.negated else "") + "{" + ", ".join(names) + "}"

@@ -1064,13 +1064,37 @@ class Ruleset:
         lines.append(f"ELSE class = {self.default}")
         return "\n".join(lines)
 
-    # ------------------------------------------------------------------ exports (optrules.exports)
+    # ------------------------------------------------------------------ tables, queries, SQL, explanations
     def to_frame(self, X: Any = None, y: Any = None) -> pd.DataFrame:
-        """One row per rule: its text, class (or weight), atoms, support and precision, on ``X``, ``y``
-        when given, else from the training counts the rules carry (:func:`optrules.exports.rules_frame`)."""
-        from optrules.exports import rules_frame
-
-        return rules_frame(self, X, y)
+        """One row per rule: ``rule`` (its position), ``text`` (the antecedent), ``prediction`` (a
+        ``"list"``: the rule's class; else the positive class), ``weight`` (``"score"`` only),
+        ``atoms``, ``support`` (rows) and ``precision`` (the share of those rows of the predicted
+        class). In a ``"list"`` a rule's rows are those it decides (it is the first to fire); in a
+        ``"set"`` or ``"score"`` every row it covers. Counted on ``X``, ``y`` when given, else the
+        training counts the rules carry (NaN where a rule carries none)."""
+        n = len(self.rules)
+        predictions = [rule.prediction if self.kind == "list" else self.positive for rule in self.rules]
+        if X is not None:
+            if y is None:
+                raise ValueError("to_frame(X, y): the labels y are needed with X to count support and precision")
+            labels = _label_array(y, self._n_samples(X))
+            fired = self.covers(X)
+            rows = fired if self.kind != "list" else first_firing(fired)[:, None] == np.arange(n)[None, :]
+            support = rows.sum(axis=0).astype(float)
+            hits = np.array([(rows[:, k] & (labels == predictions[k])).sum() for k in range(n)], dtype=float)
+        else:
+            known = [r.n_positive is not None and r.n_negative is not None for r in self.rules]
+            support = np.array([r.n_positive + r.n_negative if ok else math.nan for r, ok in zip(self.rules, known)],
+                               dtype=float)
+            hits = np.array([r.n_positive if ok else math.nan for r, ok in zip(self.rules, known)], dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(support > 0, hits / support, np.nan)
+        columns: dict[str, Any] = {"rule": np.arange(n), "text": [r.antecedent() for r in self.rules],
+                                   "prediction": pd.Series(predictions, dtype=object)}
+        if self.kind == "score":
+            columns["weight"] = [r.weight for r in self.rules]
+        columns.update({"atoms": [r.n_atoms for r in self.rules], "support": support, "precision": precision})
+        return pd.DataFrame(columns)
 
     def to_query(self, rule: int | None = None) -> str:
         """A ``DataFrame.query`` / ``eval`` string selecting the rows rule ``rule`` covers (None: the rows
@@ -1087,11 +1111,22 @@ class Ruleset:
         return sql(self)
 
     def explain(self, X: Any) -> pd.DataFrame:
-        """Per row: the prediction, the rules that fire and the one that decides
-        (:func:`optrules.exports.explain`)."""
-        from optrules.exports import explain
-
-        return explain(self, X)
+        """Per row of ``X``: ``prediction`` (as :meth:`predict`), ``fired`` (the positions of the rules
+        that fire, a tuple) and ``deciding`` (a ``"list"``: the first firing rule; a ``"set"``: the
+        first firing rule, when any fires; <NA> when the default class decides, and for a scorecard,
+        whose ``score`` column is given instead)."""
+        fired = self.covers(X)
+        frame = pd.DataFrame({"prediction": pd.Series(self.predict(X), dtype=object)})
+        frame["fired"] = [tuple(np.flatnonzero(row).tolist()) for row in fired]
+        deciding = pd.array([pd.NA] * fired.shape[0], dtype="Int64")
+        if self.kind != "score" and self.rules:
+            first = first_firing(fired)
+            some = first < len(self.rules)
+            deciding[some] = first[some]
+        frame["deciding"] = deciding
+        if self.kind == "score":
+            frame["score"] = self.decision_function(X)
+        return frame
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, Any]:
@@ -1182,6 +1217,16 @@ class Ruleset:
     def with_meta(self, **entries: Any) -> Ruleset:
         """A copy whose ``meta`` has these entries added; everything else (probability estimates too) is kept."""
         return replace(self, meta={**self.meta, **entries})
+
+
+def _label_array(y: Any, n: int) -> np.ndarray:
+    """The ``n`` labels of ``y`` as an object array, one label per element (a tuple label stays one)."""
+    items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
+    if len(items) != n:
+        raise ValueError(f"y has {len(items)} labels but X has {n} rows")
+    labels = np.empty(n, dtype=object)
+    labels[:] = items
+    return labels
 
 
 def _json_safe_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
