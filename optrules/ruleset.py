@@ -867,14 +867,7 @@ class Ruleset:
 
     def _label_positions(self, y: Any, n: int) -> np.ndarray:
         """The position in ``classes`` of every label of ``y`` (n of them)."""
-        if isinstance(y, pd.DataFrame) or (isinstance(y, np.ndarray) and y.ndim != 1):
-            raise ValueError("y must be one-dimensional: one label per row of X")
-        items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
-        if len(items) != n:
-            raise ValueError(f"y has {len(items)} labels but X has {n} rows")
-        labels = np.empty(n, dtype=object)
-        for i, label in enumerate(items):  # one by one: a tuple label stays one element
-            labels[i] = label
+        labels = _label_array(y, n)
         try:
             codes, distinct = factorize_labels(labels)
         except TypeError as error:  # an unhashable label is never a class
@@ -891,7 +884,7 @@ class Ruleset:
         unknown = np.flatnonzero(positions < 0)
         if unknown.size:
             raise ValueError(f"y holds {unknown.size} label(s) that are not among the classes "
-                             f"{list(self.classes)}, e.g. {_shown(items[unknown[0]])}")
+                             f"{list(self.classes)}, e.g. {_shown(labels[unknown[0]])}")
         return positions
 
     def fit_probabilities(self, X: Any, y: Any, sample_weight: Any = None, fired: Any = None) -> Ruleset:
@@ -1221,11 +1214,14 @@ class Ruleset:
 
 def _label_array(y: Any, n: int) -> np.ndarray:
     """The ``n`` labels of ``y`` as an object array, one label per element (a tuple label stays one)."""
+    if isinstance(y, pd.DataFrame) or (isinstance(y, np.ndarray) and y.ndim != 1):
+        raise ValueError("y must be one-dimensional: one label per row of X")
     items = y.tolist() if isinstance(y, (pd.Series, pd.Index, np.ndarray)) else list(y)
     if len(items) != n:
         raise ValueError(f"y has {len(items)} labels but X has {n} rows")
     labels = np.empty(n, dtype=object)
-    labels[:] = items
+    for i, label in enumerate(items):  # one by one: a tuple label stays one element
+        labels[i] = label
     return labels
 
 
