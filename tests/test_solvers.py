@@ -1022,3 +1022,56 @@ def test_parameters_in_bounds_and_a_model_without_variables(solver) -> None:
     empty.obj = pyo.Objective(expr=pyo.value(3.0) + 0 * 1)
     report = solve(empty, PC.LP, solver)
     assert report.status is Status.OPTIMAL and report.objective == pytest.approx(3.0)
+
+
+# --- large MIPs under a time limit: HiGHS' setup phases that ignore the limit are switched off ---
+
+def test_limit_safe_options_only_for_a_large_mip_under_a_limit_and_never_over_the_caller() -> None:
+    from optrules.solvers.highs import LARGE_MIP_NONZEROS, LARGE_MIP_OPTIONS, limit_safe_options
+
+    big = LARGE_MIP_NONZEROS
+    assert limit_safe_options({}, True, big - 1, True) == ({}, "")
+    assert limit_safe_options({}, False, big, True) == ({}, "")  # an LP has none of those phases
+    assert limit_safe_options({}, True, big, False) == ({}, "")  # no limit: nothing to protect
+    options, note = limit_safe_options({"presolve": "on"}, True, big, True)
+    assert options == {**LARGE_MIP_OPTIONS, "presolve": "on"}  # the caller's choice is kept
+    assert "presolve" not in note and "mip_detect_symmetry=False" in note and f"{big:,}" in note
+    assert limit_safe_options(dict(LARGE_MIP_OPTIONS), True, big, True) == (LARGE_MIP_OPTIONS, "")
+
+
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
+def test_a_large_mip_under_a_limit_says_which_highs_phases_it_switched_off(interface, monkeypatch) -> None:
+    from optrules.solvers import highs as highs_module
+
+    monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)  # every model is "large"
+    model = matrix_milp() if interface == "pyomo" else cvxpy_milp()
+    limited = S.solve(model, PC.MILP, "highs", {"time_limit": 1e6})
+    assert "presolve='off'" in limited.note and "mip_heuristic_run_feasibility_jump=False" in limited.note
+    assert limited.status is Status.OPTIMAL and limited.objective == pytest.approx(knapsack_optimum())
+    unlimited = S.solve(matrix_milp() if interface == "pyomo" else cvxpy_milp(), PC.MILP, "highs", {})
+    assert unlimited.note == "" and unlimited.objective == pytest.approx(knapsack_optimum())
+
+
+def test_compiled_column_bounds_equal_pyomo_s_own_for_every_kind_of_bound() -> None:
+    from optrules.solvers.standard_form import _column_bounds
+
+    m = pyo.ConcreteModel()
+    m.p = pyo.Param(initialize=2.5, mutable=True)
+    m.a = pyo.Var(range(3), domain=pyo.Binary)
+    m.b = pyo.Var(range(3), domain=pyo.NonNegativeReals, bounds=(None, 4))
+    m.c = pyo.Var(domain=pyo.Integers, bounds=(-3, 7))
+    m.d = pyo.Var(domain=pyo.UnitInterval, bounds=(0.25, 2))  # the domain is tighter above
+    m.e = pyo.Var()
+    m.a[1].setub(0)
+    m.b[2].setlb(1.5)
+    plain = [*m.a.values(), *m.b.values(), m.c, m.d, m.e]
+    expected = (np.array([-np.inf if v.lb is None else v.lb for v in plain], dtype=float),
+                np.array([np.inf if v.ub is None else v.ub for v in plain], dtype=float),
+                np.array([not v.is_continuous() for v in plain]))
+    for got, want in zip(_column_bounds(plain), expected):
+        np.testing.assert_array_equal(got, want)
+    m.f = pyo.Var(bounds=(m.p, None))  # a bound given as a parameter: read through Pyomo
+    lower, upper, integer = _column_bounds([*plain, m.f])
+    assert lower[-1] == 2.5 and upper[-1] == np.inf and not integer[-1]
+    np.testing.assert_array_equal(lower[:-1], expected[0])
+    np.testing.assert_array_equal(integer, [*expected[2], False])

@@ -14,7 +14,7 @@ import time
 import warnings
 from typing import Any, Callable
 
-from optrules.solvers.highs import highs_word
+from optrules.solvers.highs import highs_word, limit_safe_options
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
 from optrules.solvers.report import Outcome, finite, time_left
@@ -109,6 +109,10 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         loaded = time.perf_counter()
         options = dict(native)
         limit = time_left(options.get(limit_key), deadline, loaded) if limit_key is not None else None
+        safe_note = ""
+        if backend.engine == "HIGHS":
+            is_mip = bool(len(data.get("bool_vars_idx", ())) or len(data.get("int_vars_idx", ())))
+            options, safe_note = limit_safe_options(options, is_mip, data["A"].nnz, limit is not None)
         if limit is not None:
             if limit <= 0:
                 return Outcome.not_run(backend.engine, version, loaded - began)
@@ -116,6 +120,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         raw = chain.solve_via_data(problem, data, warm_start, verbose, options)
         finished = time.perf_counter()
     termination, has_solution, primal, dual, solver_seconds, note = _READERS[backend.engine](raw, native)
+    note = "; ".join(part for part in (note, safe_note) if part)
     # cvxpy builds the solver's own model inside solve_via_data: that part is load time too
     run = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
     seconds = {"load_seconds": finished - began - run, "solve_seconds": run, "time_limit": limit}
