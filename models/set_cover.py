@@ -90,6 +90,26 @@ class SetCoverMatrices:
         data = np.tile([1.0, -1.0], pairs)
         return sp.csr_matrix((data, (rows, cols)), shape=(pairs, self.neg_rows.size + self.n_x))
 
+    def cover_rows(self) -> sp.csr_matrix:
+        """(SC1) then (SC2) over the columns (x, u, v), assembled as one CSR matrix from index arrays
+        (no stacking of blocks): a positive row k is its coverage of x and +1 at u_k, a pair row
+        -1 at x_j and +1 at v_i."""
+        n_x, n_u, n_v = self.n_x, self.pos_rows.size, self.neg_rows.size
+        cover, n_pairs = self.cover_pos, self.pair_neg.size
+        n_cols = n_x + n_u + n_v
+        index = np.int32 if max(n_cols, cover.nnz + n_u + 2 * n_pairs) < 2**31 else np.int64
+        sc1_ptr = cover.indptr.astype(index) + np.arange(n_u + 1, dtype=index)  # each row gains its u entry last
+        sc1_nnz = int(sc1_ptr[-1])
+        indices = np.empty(sc1_nnz + 2 * n_pairs, dtype=index)
+        data = np.ones(indices.size)
+        x_at = np.arange(cover.nnz, dtype=index) + np.repeat(np.arange(n_u, dtype=index), np.diff(cover.indptr))
+        indices[x_at], data[x_at] = cover.indices, cover.data
+        indices[sc1_ptr[1:] - 1] = n_x + np.arange(n_u, dtype=index)
+        indices[sc1_nnz::2], data[sc1_nnz::2] = self.pair_col, -1.0
+        indices[sc1_nnz + 1::2] = n_x + n_u + self.pair_neg
+        indptr = np.concatenate([sc1_ptr, sc1_nnz + 2 * np.arange(1, n_pairs + 1, dtype=index)])
+        return sp.csr_matrix((data, indices, indptr), shape=(n_u + n_pairs, n_cols))
+
     def pair_cut_rows(self, pairs: np.ndarray) -> sp.csr_matrix:
         """(SC5) of each (positive row k, negative row i) in ``pairs`` over the columns (x, u, v)."""
         coverage = self.instance.coverage
@@ -267,13 +287,9 @@ class CvxpySetCover(SetCoverModel):
         import cvxpy as cp
 
         self._cp = cp
-        n_u, n_v = data.pos_rows.size, data.neg_rows.size
-        self._sizes = (data.n_x, n_u, n_v)
-        sc2 = data.sc2()  # over (v, x): reordered to (x, u, v)
-        blocks = [sp.hstack([data.cover_pos, sp.identity(n_u, format="csr"), sp.csr_matrix((n_u, n_v))]),
-                  sp.hstack([sc2[:, n_v:], sp.csr_matrix((sc2.shape[0], n_u)), sc2[:, :n_v]])]
-        self._rows = sp.vstack(blocks, format="csr")  # (SC1) then (SC2)
-        self._rhs = np.concatenate([np.ones(n_u), np.zeros(sc2.shape[0])])
+        self._sizes = (data.n_x, data.pos_rows.size, data.neg_rows.size)
+        self._rows = data.cover_rows()  # (SC1) then (SC2) over (x, u, v)
+        self._rhs = np.concatenate([np.ones(data.pos_rows.size), np.zeros(data.pair_neg.size)])
         self._cost = np.concatenate([data.cost_x, data.cost_u, data.cost_v])
         self.z = self._new_z()
         self._cuts: list[sp.csr_matrix] = []

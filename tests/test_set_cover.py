@@ -330,3 +330,27 @@ def test_a_row_of_weight_zero_acts_as_removed():
 def test_weights_of_the_wrong_shape_are_refused():
     with pytest.raises(ValueError, match="weights"):
         CoverInstance.from_samples(np.ones((3, 2), bool), np.array([True, False, True]), 0.5, weights=np.ones(2))
+
+
+@pytest.mark.parametrize("positives", [0.0, 0.4, 1.0], ids=["no positives", "both", "no negatives"])
+@pytest.mark.parametrize("seed", range(3))
+def test_cover_rows_are_sc1_then_sc2_over_x_u_v_row_by_row(positives, seed) -> None:
+    """The one-matrix assembly of (SC1)-(SC2) for cvxpy, checked row by row against the definition."""
+    rng = np.random.default_rng(seed)
+    coverage = rng.random((40, 7)) < 0.3
+    is_positive = rng.random(40) < positives
+    data = set_cover_model.matrices(CoverInstance.from_samples(coverage, is_positive, 0.6, np.ones(7)))
+    rows = data.cover_rows().toarray()
+    n_x, n_u, n_v = data.n_x, data.pos_rows.size, data.neg_rows.size
+    assert rows.shape == (n_u + data.pair_neg.size, n_x + n_u + n_v)
+    for k, sample in enumerate(data.pos_rows):  # (SC1): sum_j a_kj x_j + u_k >= 1
+        expected = np.zeros(n_x + n_u + n_v)
+        expected[:n_x] = coverage[sample]
+        expected[n_x + k] = 1.0
+        np.testing.assert_array_equal(rows[k], expected)
+    for r, (i, j) in enumerate(zip(data.pair_neg, data.pair_col)):  # (SC2): v_i - x_j >= 0
+        expected = np.zeros(n_x + n_u + n_v)
+        expected[j], expected[n_x + n_u + i] = -1.0, 1.0
+        np.testing.assert_array_equal(rows[n_u + r], expected)
+        assert coverage[data.neg_rows[i], j]
+    assert data.pair_neg.size == coverage[data.neg_rows].sum()
