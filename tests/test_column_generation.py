@@ -496,8 +496,9 @@ def test_lagrangian_bound_with_the_column_mass_from_the_lp_value_is_below_the_fu
     _, _, problem = random_problem(seed)
     clauses = all_clauses(problem.truth.shape[1], 2)
     full = master_over(problem, clauses, penalty, None)
-    assert full.solve_lp("highs", {}, None).status is Status.OPTIMAL
-    optimum_lp = float(full._session.highs.getInfo().objective_function_value)
+    full_report = full.solve_lp("highs", {}, None)
+    assert full_report.status is Status.OPTIMAL
+    optimum_lp = full_report.objective
     rng = np.random.default_rng(seed)
     subset = [clauses[k] for k in rng.choice(len(clauses), size=6, replace=False)]
     restricted = master_over(problem, subset, penalty, None)
