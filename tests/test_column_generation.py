@@ -14,7 +14,7 @@ import pytest
 import optrules
 from optrules.binarize import binarize
 from optrules.data import validate_features
-from optrules.exact.column_generation import RuleProblem, column_generation, rule_objective
+from optrules.exact.column_generation import RuleProblem, _column_mass, column_generation, rule_objective
 from optrules.exact.rule_pricing import beam_pricing, search_pricing
 from optrules.models import rule_pricing
 from optrules.models.matrix import matrix_constraint
@@ -467,3 +467,50 @@ def test_fractional_weights_are_not_rounded_and_bracket_the_brute_force_optimum(
     result = column_generation(problem, 0.5, 2)
     assert result.certified and result.best_bound <= optimum + 1e-6 <= result.objective + 2e-6
     assert result.best_bound != math.ceil(result.best_bound - 1e-6)  # the bound of (1) in fractions, unrounded
+
+
+@pytest.mark.parametrize("seed,max_complexity", [(5, None), (6, 7.0)])
+def test_pricing_ilp_by_scip_certifies_the_bound_and_rule_set_of_highs(seed, max_complexity):
+    """The pricing solver is chosen apart from the master's: the pricing ILP (5)-(9) solved by SCIP
+    proves the same LP bound over all conjunctions and leads to the same objective as with HiGHS."""
+    _, _, problem = random_problem(seed)
+    results = {solver: column_generation(problem, 0.5, 2, max_complexity, pricing="ilp", pricing_solver=solver,
+                                         pricing_options={"limits/nodes": 10_000} if solver == "scip" else {})
+               for solver in ("highs", "scip")}
+    highs, scip = results["highs"], results["scip"]
+    assert highs.certified and scip.certified
+    assert scip.exact_pricing_calls >= 1 and set(scip.pricing_statuses) == {"optimal"}
+    lp = full_lp_value(problem, all_clauses(problem.truth.shape[1], 2), 0.5, max_complexity)
+    assert scip.best_bound == pytest.approx(highs.best_bound, abs=1e-6)
+    assert scip.lp_value == pytest.approx(lp, abs=1e-6)
+    optimum = enumerated_optimum(problem, all_clauses(problem.truth.shape[1], 2), 0.5, max_complexity)
+    assert scip.best_bound <= optimum + 1e-6 <= scip.objective + 2e-6
+    if highs.gap == 0.0 and scip.gap == 0.0:
+        assert scip.objective == pytest.approx(highs.objective)
+
+
+@pytest.mark.parametrize("seed,penalty", [(0, 0.5), (1, 1.0), (2, 2.0), (3, 0.25)])
+def test_lagrangian_bound_with_the_column_mass_from_the_lp_value_is_below_the_full_lp(seed, penalty):
+    """sum w of an optimal LP over all clauses is at most z_RMP / penalty, so the Lagrangian bound of
+    any restricted master with that W stays below the LP optimum over all clauses."""
+    _, _, problem = random_problem(seed)
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    full = master_over(problem, clauses, penalty, None)
+    full_report = full.solve_lp("highs", {}, None)
+    assert full_report.status is Status.OPTIMAL
+    optimum_lp = full_report.objective
+    rng = np.random.default_rng(seed)
+    subset = [clauses[k] for k in rng.choice(len(clauses), size=6, replace=False)]
+    restricted = master_over(problem, subset, penalty, None)
+    report = restricted.solve_lp("highs", {}, None)
+    z_rmp = report.objective
+    mu, lam = restricted.duals()
+    gain = problem.neg.copy()
+    gain[problem.positive_rows] -= mu
+    cover = problem.coverage(clauses)
+    rc = gain @ cover + (penalty + lam) * np.array([1.0 + len(c) for c in clauses])
+    W = float(problem.positive_rows.size + 1)
+    mass = _column_mass(W, z_rmp, penalty)
+    assert mass <= z_rmp / penalty + 1e-12
+    assert full.values().sum() <= mass + 1e-6
+    assert z_rmp + mass * min(0.0, float(rc.min())) <= optimum_lp + 1e-6

@@ -20,7 +20,8 @@ solves its LP relaxation over that set without listing it:
 Bounds at a limit. Whenever the exact pricing has a lower bound rc_lb on the least reduced cost, the
 master LP over all conjunctions is at least  z_RMP + W * min(0, rc_lb)  (Lagrangian bound; W bounds
 the clauses of an optimal LP solution: C for a complexity budget C (every clause costs at least 1),
-else the number of positive rows + 1, a basic optimum having at most that many positive w, each <= 1).
+else the number of positive rows + 1, a basic optimum having at most that many positive w, each <= 1;
+and z_RMP / penalty, every clause paying at least the penalty per unit of w in (1)).
 That bound is certified too, whatever stopped the loop. When (1) takes integer values only (integer
 row weights, as without sample weights or with integer ones, and an integer penalty) the bound is
 rounded up. Without any exact pricing (a limit hit before it, or pricing on sampled rows / literals,
@@ -210,6 +211,14 @@ def _check_duals(mu: np.ndarray, lam: float, pos_weight: np.ndarray, max_complex
                           "use highs (with either modeller) or another LP solver of cvxpy that returns them")
 
 
+def _column_mass(W: float, lp_value: float, penalty: float) -> float:
+    """A bound on sum_k w_k of an optimal solution of the LP over all clauses: ``W`` (rows or budget),
+    or lp_value / penalty when smaller. An optimal solution's value z* is at most the restricted
+    LP's value, and each clause pays at least penalty * c_k >= penalty per unit of w_k in (1) (a_k >= 0,
+    c_k >= 1), so penalty * sum_k w_k <= z* <= lp_value."""
+    return min(W, lp_value / penalty) if penalty > 0 else W
+
+
 def _integral(problem: RuleProblem, penalty: float) -> bool:
     """True when (1) takes integer values only: integer row counts and an integer penalty."""
     weights = np.concatenate([problem.pos, problem.neg, [penalty]])
@@ -278,7 +287,8 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     master = RuleMaster(problem.pos[positive_rows], max_complexity, modeller)
     clauses: list[tuple[int, ...]] = []
     known: set[tuple[int, ...]] = set()
-    # W bounds the sum of w in some optimal solution of the LP over all clauses (module docstring)
+    # W bounds the sum of w in some optimal solution of the LP over all clauses (module docstring);
+    # :func:`_column_mass` tightens it with each restricted LP value
     W = float(positive_rows.size + 1) if max_complexity is None else min(float(positive_rows.size + 1),
                                                                          float(max_complexity))
 
@@ -341,7 +351,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
         statuses.append(status)
         search_nodes += exact.nodes
         if not sampled and exact.lower_bound is not None:
-            bound = lp_value + W * min(0.0, exact.lower_bound)
+            bound = lp_value + _column_mass(W, lp_value, complexity_penalty) * min(0.0, exact.lower_bound)
             if bound > 0.0:  # (1) is never negative: a bound at or below 0 says nothing
                 best_bound = bound if best_bound is None else max(best_bound, bound)
         if add([in_full(c) for c, _ in exact.clauses]):
