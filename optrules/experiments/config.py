@@ -9,6 +9,7 @@ solver and solver options) and how to run the fits in parallel::
     kind = "kfold"            # stratified k-fold; or "splits": repeated stratified random splits
     folds = 5                 # kfold only
     seed = 0
+    # stratify = false        # splits only: plain random splits (a class may then have one member)
 
     [[datasets]]
     name = "tic_tac_toe"      # a bundled dataset (optrules datasets)
@@ -55,7 +56,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit, train_test_split
+from sklearn.model_selection import ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit, train_test_split
 
 from optrules.datasets import info, load, load_csv
 from optrules.experiments.tune import TuneSpec, parse_tune
@@ -179,36 +180,43 @@ class MethodSpec:
 
 @dataclass(frozen=True)
 class Protocol:
-    """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` stratified random splits with
-    ``train_size`` (a fraction in (0, 1) or a number of rows) (``kind="splits"``); ``seed`` fixes the
-    splits and the methods' random states."""
+    """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` random splits with ``train_size``
+    (a fraction in (0, 1) or a number of rows) (``kind="splits"``), stratified on the class unless
+    ``stratify`` is False (splits only: plain random splits, as some papers' protocols are; a class
+    with a single member can then be split); ``seed`` fixes the splits and the methods' random states."""
 
     kind: str = "kfold"
     folds: int = 5
     repeats: int = 10
     train_size: float | int = 0.7
     seed: int = 0
+    stratify: bool = True
 
     def splits(self, y: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(train indices, test indices) of every fold or repeat, stratified on the labels ``y``."""
+        """(train indices, test indices) of every fold or repeat: ``StratifiedKFold``,
+        ``StratifiedShuffleSplit`` or, unstratified, ``ShuffleSplit`` (each with ``random_state=seed``)."""
         if self.kind == "kfold":
             splitter = StratifiedKFold(self.folds, shuffle=True, random_state=self.seed)
-        else:
+        elif self.stratify:
             splitter = StratifiedShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
+        else:
+            splitter = ShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
         return list(splitter.split(np.zeros((len(y), 1)), y.to_numpy()))
 
     def for_dataset(self, dataset: DatasetSpec) -> Protocol:
         """The protocol with ``dataset``'s own ``train_size`` and ``repeats`` where it sets them."""
         return replace(self, train_size=dataset.train_size if dataset.train_size is not None else self.train_size,
                        repeats=dataset.repeats if dataset.repeats is not None else self.repeats)
+
     def subsample(self, train: np.ndarray, y: pd.Series, max_rows: int | None) -> np.ndarray:
-        """At most ``max_rows`` of the training indices ``train``: a stratified random subsample
+        """At most ``max_rows`` of the training indices ``train``: a random subsample
         (``train_test_split(train, train_size=max_rows, stratify=labels, random_state=seed)``, in the
-        order it returns them), the same for every method."""
+        order it returns them; without ``stratify`` when the protocol is unstratified), the same for
+        every method."""
         if max_rows is None or len(train) <= max_rows:
             return train
-        kept, _ = train_test_split(train, train_size=max_rows, stratify=y.to_numpy()[train],
-                                   random_state=self.seed)
+        kept, _ = train_test_split(train, train_size=max_rows, random_state=self.seed,
+                                   stratify=y.to_numpy()[train] if self.stratify else None)
         return kept
 
     def method_seed(self, fold: int) -> int:
@@ -219,7 +227,8 @@ class Protocol:
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "kfold":
             return {"kind": self.kind, "folds": self.folds, "seed": self.seed}
-        return {"kind": self.kind, "repeats": self.repeats, "train_size": self.train_size, "seed": self.seed}
+        entry = {"kind": self.kind, "repeats": self.repeats, "train_size": self.train_size, "seed": self.seed}
+        return entry if self.stratify else {**entry, "stratify": False}  # the default is left out
 
 
 @dataclass(frozen=True)
@@ -508,21 +517,24 @@ def _protocol(entry: Mapping[str, Any]) -> Protocol:
     kind = entry.get("kind", "kfold")
     if kind not in PROTOCOLS:
         raise ConfigError(f"protocol: unknown kind {kind!r}; use 'kfold' (stratified k-fold) or "
-                          "'splits' (repeated stratified random splits)")
-    keys = {"kind", "seed"} | ({"folds"} if kind == "kfold" else {"repeats", "train_size"})
+                          "'splits' (repeated random splits, stratified unless stratify = false)")
+    keys = {"kind", "seed"} | ({"folds"} if kind == "kfold" else {"repeats", "train_size", "stratify"})
     _known_keys(entry, keys, f"protocol (kind {kind!r})")
     defaults = Protocol()
     folds = entry.get("folds", defaults.folds)
     repeats = entry.get("repeats", defaults.repeats)
     train_size = entry.get("train_size", defaults.train_size)
     seed = entry.get("seed", defaults.seed)
+    stratify = entry.get("stratify", defaults.stratify)
     if not _is_int(folds) or folds < 2:
         raise ConfigError(f"protocol: folds must be an integer >= 2, got {folds!r}")
     _check_repeats(repeats, "protocol")
     _check_train_size(train_size, "protocol")
     if not _is_int(seed) or seed < 0:
         raise ConfigError(f"protocol: seed must be an integer >= 0, got {seed!r}")
-    return Protocol(kind, folds, repeats, train_size, seed)
+    if not isinstance(stratify, bool):
+        raise ConfigError(f"protocol: stratify must be true or false, got {stratify!r}")
+    return Protocol(kind, folds, repeats, train_size, seed, stratify)
 
 
 def _parallel(entry: Mapping[str, Any]) -> Parallel:
