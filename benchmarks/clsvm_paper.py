@@ -19,7 +19,8 @@ Every dataset is one run of :func:`optrules.experiments.run` into ``RUNS/<datase
 default ``benchmarks/results/clsvm_paper_runs``) with ``resume=True``: every finished fit is in
 ``RUNS/<dataset>/results.jsonl`` at once, so an interrupted run resumes where it stopped. ``clm`` and
 ``cl-rr`` fits run isolated, each in a child process with a timeout (SCIP's heuristics aborted the
-process or hung on the 5,000-row MIQPs), and a fit that crashes, times out or raises is a row with
+process or hung on the 5,000-row MIQPs; clm's ``--clm-time-limit`` bounds its whole fit, the inner CV
+over C and the bound QPs included, docs/methods/clsvm.md "Time limit"), and a fit that crashes, times out or raises is a row with
 its status and error text (``on_error = "record"``). The methods are listed longest first (clm, cl-rr,
 ...) so that the two workers finish together. The figures come from the result table: accuracy,
 ``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``), ``fit_seconds``, the exact part's
@@ -80,11 +81,15 @@ STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm")
 RUN_ORDER = ("clm", "cl-rr", "clm-rr", "svm-c", "svm-o")
 #: timeout (seconds) of an isolated cl-rr fit (measured: up to about 160 s on the 5,000-row datasets)
 CL_RR_TIMEOUT = 1800.0
-#: an isolated clm fit may run this much longer than its MIQP time limit (inner CV, bounds, overshoot)
+#: an isolated clm fit may run this much longer than its time limit, which bounds the whole fit (the
+#: inner CV over C at most CLSVMClassifier's CV_SHARE of it, the J + 1 bound QPs at most BOUND_SHARE of
+#: what is left, the MIQP the rest): the margin covers the uninterruptible steps (a model build, the
+#: loading of the MIQP into SCIP) and the child's start
 CLM_TIMEOUT_FACTOR, CLM_TIMEOUT_MARGIN = 2.0, 300.0
 #: the Ruleset.meta entries recorded for every strategy, and for clm only
 META = ["C", "relaxation_solver"]
-CLM_META = ["termination", "model_objective", "start_objective", "lower_bound", "big_m_max", "fallback_reason"]
+CLM_META = ["termination", "model_objective", "start_objective", "lower_bound", "big_m_max", "fallback_reason",
+            "cv_folds", "cv_seconds", "bound_qps", "bound_qps_planned", "bound_qps_solved", "bound_seconds"]
 #: the acceptance point of issue 4 on SVM_O's accuracy (points of %)
 SVM_O_TOLERANCE = 2.0
 
@@ -266,8 +271,21 @@ def clm_rows(results: pd.DataFrame, limits: dict[str, float]) -> list[dict]:
                      "bound": _number(r["bound"]), "gap %": 100 * _number(r["gap"]),
                      "SVM_C objective": _number(r["meta.start_objective"]), "clm <= SVM_C": not_worse,
                      "LB (convex)": _number(r["meta.lower_bound"]), "max M_j": _number(r["meta.big_m_max"]),
-                     "MIQP s": _number(r["solve_seconds"]), "fit s": _number(r["fit_seconds"])})
+                     **stage_cells(r), "MIQP s": _number(r["solve_seconds"]), "fit s": _number(r["fit_seconds"])})
     return rows
+
+
+def stage_cells(r: pd.Series) -> dict[str, Any]:
+    """What ran before clm's MIQP: the inner CV's folds and seconds, the bound QPs run of J + 1 (and
+    solved to optimality) and their seconds ("-" in result tables written before these were recorded)."""
+    def cell(key: str) -> Any:
+        value = r.get(f"meta.{key}")
+        return "-" if value is None or pd.isna(value) else value
+
+    qps, planned, solved = cell("bound_qps"), cell("bound_qps_planned"), cell("bound_qps_solved")
+    return {"CV folds": cell("cv_folds"), "CV s": cell("cv_seconds"),
+            "bound QPs run (solved)": "-" if qps == "-" else f"{int(qps)}/{int(planned)} ({int(solved)})",
+            "bound s": cell("bound_seconds")}
 
 
 def failure_rows(results: pd.DataFrame) -> list[dict]:

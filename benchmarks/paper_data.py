@@ -5,7 +5,7 @@ let a rerun resume.
 A dataset is named on the command line as a bundled dataset, a CSV path, or the name of a CSV file in
 ``--data-dir`` (``<name>``, ``<name>.csv.gz`` or ``<name>.csv``). A CSV's manifest is the
 ``manifest.json`` in its directory: a list of entries, or a dict of entries keyed by name, in the
-bundled manifest's format ("file", "name", "label", "categorical", "positive_class"; a script may read
+bundled manifest's format ("file", "name", "label", "categorical", "numeric", "positive_class"; a script may read
 keys of its own, such as CLSVM's "train_size"). The entry is the one whose "file" is the CSV's file
 name, else the one whose "name" is the dataset's name (the file name up to its first dot).
 
@@ -58,7 +58,7 @@ def find_csv(spec: str, data_dir: Path | None) -> tuple[Path, bool]:
 
 def csv_dataset(spec: str, data_dir: Path | None) -> tuple[dict[str, Any], dict[str, Any], bool]:
     """A CSV dataset as the experiment runner's dataset entry (name, path, label, and the manifest's
-    categorical columns and positive class when it has them), its manifest entry (for the keys a
+    categorical and numeric columns and positive class when it has them), its manifest entry (for the keys a
     script reads itself) and whether it came from ``data_dir``."""
     path, from_data_dir = find_csv(spec, data_dir)
     manifest = manifest_entry(path)
@@ -66,6 +66,8 @@ def csv_dataset(spec: str, data_dir: Path | None) -> tuple[dict[str, Any], dict[
                              "label": manifest.get("label") or "class"}
     if manifest.get("categorical"):
         entry["categorical"] = list(manifest["categorical"])
+    if manifest.get("numeric"):
+        entry["numeric"] = list(manifest["numeric"])
     if manifest.get("positive_class") is not None:
         entry["positive"] = manifest["positive_class"]
     return entry, manifest, from_data_dir

@@ -27,3 +27,26 @@ def hidden_rule_data(rows: int, features: int = 10, noise: float = 0.0,
     label = ((X[:, 0] > 0.5) & (X[:, 1] > 0.5)) | ((X[:, 2] <= 0.3) & (X[:, 3] > 0.7)) | (X[:, 4] > 0.8)
     label ^= rng.random(rows) < noise
     return pd.DataFrame(X, columns=[f"x{j}" for j in range(features)]), np.where(label, POSITIVE, "neg")
+
+
+#: The four letters of :func:`sequence_data`'s positions (a DNA-like alphabet, as UCI splice's).
+LETTERS = ("A", "C", "G", "T")
+
+
+def sequence_data(rows: int, features: int = 60, noise: float = 0.1,
+                  seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """``rows`` sequences of ``features`` nominal positions p0..p{features-1}, each a letter of
+    :data:`LETTERS` drawn uniformly; the label is ``"pos"`` when the middle two positions read "GT"
+    (a splice-site-like motif) or position 0 is "A" and position 1 is "C", each label flipped with
+    probability ``noise``. Every column is categorical (four categories), as in UCI splice."""
+    if features < 4:
+        raise ValueError(f"the motif reads four positions: features must be >= 4, got {features}")
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, len(LETTERS), size=(rows, features))
+    letters = np.asarray(LETTERS)[codes]
+    middle = features // 2
+    label = ((letters[:, middle - 1] == "G") & (letters[:, middle] == "T")) | (
+        (letters[:, 0] == "A") & (letters[:, 1] == "C"))
+    label ^= rng.random(rows) < noise
+    frame = pd.DataFrame({f"p{j}": pd.Categorical(letters[:, j], categories=LETTERS) for j in range(features)})
+    return frame, np.where(label, POSITIVE, "neg")

@@ -231,3 +231,57 @@ def test_brcg_paper_on_a_csv_prints_each_fold_and_resumes(scripts, tmp_path, mon
     bench.main(argv)
     assert "toy: done earlier" in capsys.readouterr().out
     assert out.read_text().split("Machine:")[0] == report.split("Machine:")[0]
+
+
+# --------------------------------------------------------------------------------------------
+# the same figures by CSV as by name
+# --------------------------------------------------------------------------------------------
+
+
+def write_bundled(directory: Path, bundled: str, name: str, **manifest) -> Path:
+    """Bundled dataset ``bundled`` as ``directory/name.csv`` with its manifest entry (its column types)."""
+    import optrules
+
+    X, y = optrules.load(bundled)
+    entry = optrules.datasets.info(bundled)
+    path = directory / f"{name}.csv"
+    X.assign(**{"class": y}).to_csv(path, index=False)
+    (directory / "manifest.json").write_text(json.dumps([{
+        "file": path.name, "label": "class", "categorical": entry["categorical"], "numeric": entry["numeric"],
+        "positive_class": entry["positive_class"], **manifest}]))
+    return path
+
+
+def test_prepend_paper_gives_the_same_figures_on_a_csv_as_by_name(scripts, tmp_path):
+    """monk1 by its bundled name, then as a CSV (under another name, else the bundled one is taken)."""
+    bench = scripts("prepend_paper")
+    (tmp_path / "csv").mkdir()
+    write_bundled(tmp_path / "csv", "monk1", "monks")
+    common = ["--repetitions", "3", "--max-nodes", "2000", "--variants", "append", "--jobs", "1"]
+    bench.main(["--datasets", "monk1", *common, "--out", str(tmp_path / "name" / "prepend.md")])
+    bench.main(["--datasets", "monks", "--data-dir", str(tmp_path / "csv"), *common,
+                "--out", str(tmp_path / "csv" / "prepend.md")])
+    by_name = json.loads((tmp_path / "name" / "prepend_runs" / "monk1.json").read_text())["results"]["records"]
+    by_csv = json.loads((tmp_path / "csv" / "prepend_runs" / "monks.json").read_text())["results"]["records"]
+
+    def figures(records):
+        return [{k: v for k, v in r.items() if k not in ("seconds", "dataset")} for r in records]
+
+    assert len(by_csv) == 6 and {r["variant"] for r in by_csv} == {"prepend-ip2", "append"}
+    assert figures(by_csv) == figures(by_name)
+
+
+def test_clsvm_paper_gives_the_same_figures_on_a_csv_as_by_name(scripts, tmp_path):
+    bench = scripts("clsvm_paper")
+    (tmp_path / "csv").mkdir()
+    write_bundled(tmp_path / "csv", "australian", "australian_csv", train_size=500)
+    common = ["--splits", "2", "--strategies", "svm-o", "svm-c", "--jobs", "1"]
+    bench.main(["--datasets", "australian", *common, "--runs", str(tmp_path / "a"), "--out", str(tmp_path / "a.md")])
+    bench.main(["--datasets", "australian_csv", "--data-dir", str(tmp_path / "csv"), *common,
+                "--runs", str(tmp_path / "b"), "--out", str(tmp_path / "b.md")])
+    by_name = pd.read_csv(tmp_path / "a" / "australian" / "results.csv")
+    by_csv = pd.read_csv(tmp_path / "b" / "australian_csv" / "results.csv")
+    figures = ["method", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy", "complexity",
+               "objective", "meta.C"]
+    assert len(by_csv) == 4 and by_csv["n_train"].eq(500).all()
+    pd.testing.assert_frame_equal(by_csv[figures], by_name[figures])

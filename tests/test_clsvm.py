@@ -305,6 +305,66 @@ def test_c_cv_picks_from_the_grid_by_inner_accuracy():
     assert accuracy[str(model.ruleset_.meta["C"])] == best
 
 
+def test_c_cv_without_a_time_limit_runs_every_fold():
+    X, y = mixed_frame(n=80, seed=2)
+    meta = CLSVMClassifier(strategy="svm-c", C="cv", random_state=0).fit(X, y).ruleset_.meta
+    assert meta["cv_folds"] == optrules.estimators.clsvm.CV_FOLDS and meta["cv_reason"] is None
+    assert meta["cv_seconds"] > 0 and meta["time_limit"] is None
+
+
+def test_a_cross_validation_out_of_its_share_chooses_the_middle_of_the_grid_and_says_so(monkeypatch):
+    """CV_SHARE = 0: the cross-validation's deadline is now, so no fold runs (the same at any speed);
+    the fit says so, takes C = 10 and still runs its strategy, whose limit is the fit's."""
+    monkeypatch.setattr(optrules.estimators.clsvm, "CV_SHARE", 0.0)
+    X, y = mixed_frame(n=80, seed=2)
+    meta = CLSVMClassifier(strategy="clm", C="cv", random_state=0,
+                           solver_options={"time_limit": 1000.0, "limits/nodes": 10}).fit(X, y).ruleset_.meta
+    assert meta["cv_folds"] == 0 and meta["cv_accuracy"] == {} and meta["C"] == 10.0
+    assert "spent after 0 of 3 folds" in meta["cv_reason"] and "middle of the grid" in meta["cv_reason"]
+    assert meta["time_limit"] == 1000.0  # the user's limit, for the whole fit
+    assert meta["status"] in ("optimal", "feasible") and meta["model_objective"] is not None
+
+
+def test_the_inner_runs_share_the_fits_time_limit(monkeypatch):
+    """Under a time limit every inner run of C="cv" is bounded by what is left of CV_SHARE of it (the
+    SVM_C runs of clm included, which have no limit otherwise), and the strategy gets the rest."""
+    calls = []
+    real = optrules.estimators.clsvm.run_strategy
+
+    def recording(strategy, inputs, C, **kwargs):
+        calls.append((strategy, (kwargs.get("options") or {}).get("time_limit")))
+        return real(strategy, inputs, C, **kwargs)
+
+    monkeypatch.setattr(optrules.estimators.clsvm, "run_strategy", recording)
+    X, y = mixed_frame(n=80, seed=2)
+    CLSVMClassifier(strategy="clm", C="cv", random_state=0,
+                    solver_options={"time_limit": 1000.0, "limits/nodes": 10}).fit(X, y)
+    inner, final = calls[:-1], calls[-1]
+    assert len(inner) == 3 * 4 and all(s == "svm-c" for s, _ in inner)
+    share = 1000.0 * optrules.estimators.clsvm.CV_SHARE
+    assert all(0 < limit <= share for _, limit in inner)
+    assert final[0] == "clm" and 1000.0 - share < final[1] <= 1000.0
+
+
+def test_the_bound_qps_leave_the_miqp_its_share_and_unrun_bounds_keep_the_global_big_m(german_sample, monkeypatch):
+    """BOUND_SHARE = 0: no bound QP runs (the same at any speed); every feature keeps sqrt(2 UB), which
+    is valid, so the MIQP still runs and reaches the same proven optimum as with the tight bounds."""
+    X, y = german_sample
+    X = X[["checking_status", "credit_history", "purpose", "savings_status"]]  # a small MIQP, solved to optimality
+    tight = CLSVMClassifier(strategy="clm", C=10.0, positive="good", class_weight="balanced",
+                            solver_options={"time_limit": 1000.0}).fit(X, y).ruleset_.meta
+    monkeypatch.setattr(optrules.exact.clsvm, "BOUND_SHARE", 0.0)
+    loose = CLSVMClassifier(strategy="clm", C=10.0, positive="good", class_weight="balanced",
+                            solver_options={"time_limit": 1000.0}).fit(X, y).ruleset_.meta
+    J = len(loose["big_m"])
+    assert (tight["bound_qps"], tight["bound_qps_planned"]) == (J + 1, J + 1) and tight["bound_qps_solved"] == J + 1
+    assert (loose["bound_qps"], loose["bound_qps_solved"]) == (0, 0) and loose["lower_bound"] is None
+    assert loose["big_m"] == [pytest.approx(math.sqrt(2 * loose["upper_bound"]), rel=1e-5)] * J
+    assert max(tight["big_m"]) <= min(loose["big_m"]) + 1e-9
+    assert tight["status"] == loose["status"] == "optimal"
+    assert loose["objective"] == pytest.approx(tight["objective"], rel=1e-5)
+
+
 def test_numeric_only_data_is_a_plain_svm():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3))

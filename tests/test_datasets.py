@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -335,11 +336,68 @@ def test_load_csv_missing_labels_rejected(tmp_path: Path) -> None:
 def test_load_csv_reads_bundled_file_like_load() -> None:
     entry = MANIFEST["german"]
     ref = resources.files("optrules.datasets").joinpath("data").joinpath(entry["file"])
-    with resources.as_file(ref) as path:
+    with resources.as_file(ref) as path, warnings.catch_warnings():
+        warnings.simplefilter("error")  # the manifest types every column: nothing to warn about
         X, y = datasets.load_csv(
-            path, positive="bad", categorical=entry["categorical"]
+            path, positive="bad", categorical=entry["categorical"], numeric=entry["numeric"]
         )
     X_ref, y_ref = datasets.load("german")
     pd.testing.assert_frame_equal(X, X_ref)
     assert y.tolist() == y_ref.tolist()
     assert y.attrs["positive"] == "bad"
+
+
+def test_load_csv_warns_about_integer_codes_read_as_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "codes.csv"
+    path.write_text(
+        "bit,grade,amount,ratio,few,class\n"
+        "0,1,120,0.5,7,a\n"
+        "1,2,80,1.5,8,b\n"
+        "1,3,95,2.5,9,a\n"
+        "0,1,130,0.5,7,b\n"
+        ",2,101,1.0,8,a\n"
+        "1,3,99,3.0,9,b\n",
+        encoding="utf-8",
+    )
+    # bit (0/1) and grade (3 codes) repeat their few integer values; amount has 6 distinct values in
+    # 6 rows, ratio is not integer, few (7-9) repeats too
+    with pytest.warns(UserWarning, match=r"column\(s\) \['bit', 'grade', 'few'\] hold integers") as caught:
+        X, _ = datasets.load_csv(path)
+    message = str(caught[0].message)
+    assert "categorical=" in message and "numeric=" in message
+    assert all(X[c].dtype == np.float64 for c in ("bit", "grade", "amount", "ratio", "few"))
+    # categorical= and numeric= type them and silence the warning, column by column
+    with pytest.warns(UserWarning, match=r"column\(s\) \['few'\] hold"):
+        X, _ = datasets.load_csv(path, categorical=["bit", "grade"])
+    assert _is_string_categorical(X["grade"]) and set(X["grade"].cat.categories) == {"1", "2", "3"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X, _ = datasets.load_csv(path, categorical=["bit", "grade"], numeric=["few"])
+    assert X["few"].dtype == np.float64 and X["few"].tolist() == [7.0, 8.0, 9.0, 7.0, 8.0, 9.0]
+
+
+def test_load_csv_numeric_columns_are_checked(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("n,t,class\n1,x,a\n2,?,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"numeric column 't' .* not numbers: \['\?', 'x'\]"):
+        datasets.load_csv(path, numeric=["t"])
+    with pytest.raises(ValueError, match=r"both as categorical and as numeric: \['n'\]"):
+        datasets.load_csv(path, categorical=["n"], numeric=["n"])
+    with pytest.raises(ValueError, match=r"numeric columns not found .*\['m'\]"):
+        datasets.load_csv(path, numeric=["m"])
+    with pytest.raises(ValueError, match="label column 'class' cannot also be listed in numeric"):
+        datasets.load_csv(path, numeric=["class"])
+
+
+def test_a_configurations_numeric_and_categorical_reach_load_csv(tmp_path: Path) -> None:
+    from optrules.experiments import load_config
+
+    path = tmp_path / "codes.csv"
+    path.write_text("bit,n,class\n0,1,a\n1,2,b\n1,1,a\n0,2,b\n", encoding="utf-8")
+    config = load_config({"datasets": [{"path": str(path), "categorical": ["bit"], "numeric": ["n"]}],
+                          "methods": [{"name": "setcover-greedy"}]})
+    assert load_config(config.to_dict()) == config
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X, _ = config.datasets[0].load()
+    assert _is_string_categorical(X["bit"]) and X["n"].dtype == np.float64

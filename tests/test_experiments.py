@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import ShuffleSplit, StratifiedKFold, train_test_split
 
 import optrules
 from optrules.experiments import TIMING_COLUMNS, ConfigError, FitError, load_config, run
@@ -70,6 +70,8 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
     ({"protocol": {"kind": "kfold", "folds": 1}}, "folds must be an integer >= 2, got 1"),
     ({"protocol": {"kind": "splits", "folds": 5}}, r"unknown key\(s\) \['folds'\] in protocol \(kind 'splits'\)"),
     ({"protocol": {"kind": "splits", "train_size": 1.5}}, "train_size must be a fraction in"),
+    ({"protocol": {"kind": "splits", "stratify": "no"}}, "protocol: stratify must be true or false, got 'no'"),
+    ({"protocol": {"kind": "kfold", "stratify": False}}, r"unknown key\(s\) \['stratify'\] in protocol \(kind 'kfold'\)"),
     ({"parallel": {"backend": "dask"}}, "backend 'dask' needs the scheduler's address"),
     ({"parallel": {"backend": "ray"}}, "unknown backend 'ray'"),
     ({"parallel": {"backend": "threading"}}, r"unknown backend 'threading'; use one of \['loky', 'dask'\]"),
@@ -197,6 +199,36 @@ def test_datasets_may_set_their_own_training_size_and_repeats(tmp_path):
     too_many = small_config(protocol={"kind": "splits"}, datasets=[{"name": "monk1", "train_size": 5000}])
     with pytest.raises(ConfigError, match=r"dataset 'monk1': cannot split it with train_size 5000"):
         run(too_many, verbose=False)
+
+
+def test_unstratified_splits_are_plain_shuffle_splits_and_split_a_class_of_one(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 40)
+    labels = np.where(x > 0.5, "pos", "neg").astype(object)
+    labels[0] = "rare"  # a class with one member: stratified splits are impossible
+    pd.DataFrame({"x": x, "class": labels}).to_csv(tmp_path / "rare.csv", index=False)
+    dataset = {"path": str(tmp_path / "rare.csv"), "positive": "pos"}
+    methods = [{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}}]
+    stratified = small_config(protocol={"kind": "splits", "repeats": 4, "train_size": 0.75, "seed": 2},
+                              datasets=[dataset], methods=methods)
+    with pytest.raises(ConfigError, match=r"dataset 'rare': class 'rare' has a single member.*stratify = false"):
+        run(stratified, verbose=False)
+    plain = {**stratified, "protocol": {**stratified["protocol"], "stratify": False}}
+    config = load_config(plain)
+    assert config.protocol.stratify is False and load_config(config.to_dict()) == config
+    assert "stratify" not in load_config(stratified).to_dict()["protocol"]  # the default is not written
+    y = pd.Series(labels)
+    expected = list(ShuffleSplit(4, train_size=0.75, random_state=2).split(np.zeros((40, 1))))
+    for (train, test), (want_train, want_test) in zip(config.protocol.splits(y), expected, strict=True):
+        assert np.array_equal(train, want_train) and np.array_equal(test, want_test)
+    results = run(plain, verbose=False)
+    assert len(results) == 4 and (results["n_train"] == 30).all() and (results["n_test"] == 10).all()
+    # the rare row is in some training part and in some test part of the four splits
+    in_train = [0 in train for train, _ in expected]
+    assert any(in_train) and not all(in_train)
+    # an unstratified subsample: train_test_split without stratify, so the single member may stay
+    kept = config.protocol.subsample(np.arange(40), y, 10)
+    assert np.array_equal(kept, train_test_split(np.arange(40), train_size=10, random_state=2)[0])
 
 
 def test_configured_positive_class_of_a_bundled_dataset():

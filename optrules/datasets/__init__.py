@@ -38,6 +38,7 @@ import functools
 import json
 import os
 import re
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
@@ -52,6 +53,10 @@ _DATA_DIR = "data"
 _MANIFEST = "manifest.json"
 _README = "README.md"
 _LABEL = "class"
+#: :func:`load_csv` warns about a column it reads as numbers whose values are all integers, at most
+#: this many distinct ones, each repeated on average (more rows than values): bit columns and
+#: category codes look like that, and read as numbers they are binned or standardised, not matched.
+FEW_INTEGER_VALUES = 10
 
 
 # --------------------------------------------------------------------------
@@ -254,6 +259,14 @@ def _as_numeric(values: pd.Series) -> pd.Series | None:
     return parsed.astype("float64")
 
 
+def _numbers(values: pd.Series) -> set[str]:
+    """The entries of a text column that parse as numbers."""
+    import pandas as pd
+
+    parsed = pd.to_numeric(values, errors="coerce")
+    return set(values[parsed.notna()])
+
+
 def _format_values(values: Iterable[Any]) -> str:
     """Render a short, sorted list of values for error messages."""
     shown = sorted(map(str, values))
@@ -262,11 +275,20 @@ def _format_values(values: Iterable[Any]) -> str:
     return "[" + ", ".join(repr(v) if v != "..." else v for v in shown) + "]"
 
 
+def _looks_like_codes(values: pd.Series) -> bool:
+    """True for a float64 column of integers with few distinct values (see ``FEW_INTEGER_VALUES``)."""
+    present = values.dropna()
+    distinct = present.unique()
+    return (0 < len(distinct) <= FEW_INTEGER_VALUES and len(present) > len(distinct)
+            and bool((distinct == distinct.round()).all()))
+
+
 def load_csv(
     path: str | os.PathLike[str],
     label: str = "class",
     positive: Any = None,
     categorical: list[str] | None = None,
+    numeric: list[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Load any CSV file in the bundled format.
 
@@ -281,7 +303,15 @@ def load_csv(
     * any other column (text, ``True``/``False``, mixed) becomes
       ``category`` whose categories are the strings found in the file;
     * columns listed in ``categorical`` are always ``category`` of strings,
-      even if they look numeric (e.g. codes ``"1"``, ``"2"``, ``"3"``).
+      even if they look numeric (e.g. codes ``"1"``, ``"2"``, ``"3"``);
+    * columns listed in ``numeric`` must parse as numbers (``float64``).
+
+    A column read as numbers whose values are all integers, with at most
+    ``FEW_INTEGER_VALUES`` (10) distinct ones and more rows than values (a
+    bit column, category codes) gets a ``UserWarning`` naming it: read as a
+    number it is binned (rule learners) or standardised (CLSVM), not matched
+    by value. List it in ``categorical`` to read it as categories, or in
+    ``numeric`` to say it is a quantity; either silences the warning.
 
     Args:
         path: path of the CSV file.
@@ -292,6 +322,7 @@ def load_csv(
             compared through ``str()``, so ``1`` matches ``"1"``) and stored
             in ``y.attrs["positive"]`` (as the string found in the file).
         categorical: columns to force to ``category`` dtype.
+        numeric: columns that are numbers, not codes (checked, not warned about).
 
     Returns:
         ``(X, y)`` with ``y`` a Series of strings named after ``label``.
@@ -299,8 +330,9 @@ def load_csv(
     Raises:
         FileNotFoundError: if ``path`` does not exist.
         ValueError: if the label column is absent (the message lists the
-            columns present), if ``categorical`` names unknown columns or the
-            label column, if the label column has missing values, or if
+            columns present), if ``categorical`` or ``numeric`` names unknown
+            columns or the label column, or a column in both, if a ``numeric``
+            column has a value that is not a number, if the label column has missing values, or if
             ``positive`` is not a value of the label column (the message lists
             the classes present).
     """
@@ -328,14 +360,19 @@ def load_csv(
         )
 
     forced = list(categorical or [])
-    unknown = [c for c in forced if c not in frame.columns]
-    if unknown:
-        raise ValueError(
-            f"categorical columns not found in {str(file_path)!r}: {unknown}; "
-            f"columns present: {columns}"
-        )
-    if label in forced:
-        raise ValueError(f"label column {label!r} cannot also be listed in categorical")
+    declared = list(numeric or [])
+    for kind, names in (("categorical", forced), ("numeric", declared)):
+        unknown = [c for c in names if c not in frame.columns]
+        if unknown:
+            raise ValueError(
+                f"{kind} columns not found in {str(file_path)!r}: {unknown}; "
+                f"columns present: {columns}"
+            )
+        if label in names:
+            raise ValueError(f"label column {label!r} cannot also be listed in {kind}")
+    both = sorted(set(forced) & set(declared))
+    if both:
+        raise ValueError(f"columns listed both as categorical and as numeric: {both}")
 
     y = frame.pop(label)
     n_missing_labels = int(y.isna().sum())
@@ -346,12 +383,30 @@ def load_csv(
         )
 
     forced_set = set(forced)
+    codes = []
     for col in list(frame.columns):
-        numeric = None if col in forced_set else _as_numeric(frame[col])
-        if numeric is None:
+        parsed = None if col in forced_set else _as_numeric(frame[col])
+        if parsed is None:
+            if col in declared:
+                raise ValueError(
+                    f"numeric column {col!r} in {str(file_path)!r} has values that are not "
+                    f"numbers: {_format_values(set(frame[col].dropna()) - _numbers(frame[col]))}"
+                )
             frame[col] = frame[col].astype("category")
         else:
-            frame[col] = numeric
+            frame[col] = parsed
+            if col not in declared and _looks_like_codes(parsed):
+                codes.append(str(col))
+    if codes:
+        warnings.warn(
+            f"{str(file_path)!r}: column(s) {codes} hold integers with at most "
+            f"{FEW_INTEGER_VALUES} distinct values and are read as numbers (binned or "
+            f"standardised, not matched by value); if they are codes of categories, list "
+            f"them in categorical= (a manifest's or a configuration's \"categorical\"); if "
+            f"they are quantities, list them in numeric=",
+            UserWarning,
+            stacklevel=2,
+        )
 
     classes = set(y.unique())
     if positive is not None:

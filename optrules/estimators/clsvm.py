@@ -4,10 +4,15 @@ The estimator prepares the features (``optrules.exact.scorecard``: clustered cat
 two-category features as 0/1, standardised numeric features), chooses C when asked (``C="cv"``),
 runs one strategy of ``optrules.exact.clsvm`` and returns the scorecard as a ``Ruleset(kind="score")``.
 Binary: the positive class against the rest.
+
+``solver_options["time_limit"]`` bounds the whole fit in wall time (``optrules.exact.budget``): the
+inner cross-validation of ``C="cv"`` may use ``CV_SHARE`` of it (the folds finished by then choose
+C), the strategy gets what is left.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -18,6 +23,7 @@ from optrules.data import Schema
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
 from optrules.exceptions import InvalidParameterError
+from optrules.exact.budget import TimeBudget
 from optrules.exact.cl_ipopt import ipopt_available
 from optrules.exact.clsvm import STRATEGIES, StrategyInputs, default_modeller, run_strategy
 from optrules.exact.scorecard import ScorecardDesign
@@ -27,12 +33,16 @@ from optrules.ruleset import Ruleset
 from optrules.solvers import SOLVERS, ProblemClass, check_solver_options
 from optrules.solvers.options import check_unified
 
-__all__ = ["CLSVMClassifier", "C_GRID", "CV_FOLDS"]
+__all__ = ["CLSVMClassifier", "CV_FOLDS", "CV_SHARE", "C_GRID"]
 
 #: the grid searched by ``C="cv"`` (the paper's grid is not given; this spans weak to strong fit)
 C_GRID = (0.1, 1.0, 10.0, 100.0)
 #: inner folds of ``C="cv"``
 CV_FOLDS = 3
+#: Under a time limit, ``C="cv"`` may use this share of it: the inner runs (12 SVM_C fits for clm)
+#: would otherwise come on top of the limit, and on large categorical data leave no time for the
+#: strategy's own model. The folds that finished within the share choose C.
+CV_SHARE = 0.25
 
 
 def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, clusters: int,
@@ -77,8 +87,10 @@ class CLSVMClassifier(RulesetClassifier):
         cross-validation, and the MIQP is much faster at 10); ``"cv"`` chooses it from ``C_GRID`` by
         stratified ``CV_FOLDS``-fold inner cross-validation accuracy of the strategy's classifier (for ``clm``
         and ``cl`` the inner runs use ``svm-c``, the MIQP's warm start, to keep them affordable, with
-        default solvers and no limit; otherwise each inner run has the fit's solver options, its
-        own ``time_limit`` included).
+        default solvers; otherwise each inner run has the fit's solver options). Under a
+        ``time_limit`` the cross-validation may use ``CV_SHARE`` of it, each inner run bounded by
+        what is left of that share; only the folds finished within it choose C (none finished: the
+        middle of the grid, 10, said in ``meta["cv_reason"]``).
     clusters : int >= 1
         L, the number of clusters of every categorical feature with three or more categories.
     draws : int >= 1
@@ -89,8 +101,9 @@ class CLSVMClassifier(RulesetClassifier):
         Solver and options of the strategy's main model: the SVM QP (svm-o, svm-c), the QCQP
         (cl-rr: ``"ipopt"`` via cyipopt or ``"scip"``), the CL-bigM relaxation (clm-rr), the MIQP
         (clm: ``"scip"`` or ``"gurobi"``), the MINLP (cl: ``"scip"``). None: the default. Checked
-        before any work. ``time_limit`` bounds the whole strategy in wall time (the warm start's and
-        the bound QPs, the model's build, load and solve, the roundings).
+        before any work. ``time_limit`` bounds the whole fit in wall time: the inner cross-validation
+        of ``C="cv"``, then the strategy (the warm start's and the bound QPs, the model's build, load
+        and solve, the roundings) in what is left.
     modeller : "pyomo", "cvxpy" or None
         The layer that builds the strategy's CL-bigM model (clm, clm-rr) or CL model (cl, cl-rr:
         Pyomo only). None: Pyomo for clm (SCIP gets the warm start), cvxpy for clm-rr (Clarabel).
@@ -155,27 +168,49 @@ class CLSVMClassifier(RulesetClassifier):
         check_solver_options(solver, self.solver_options, problem, interface)
 
     def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, weights: np.ndarray,
-                  rng: np.random.Generator) -> tuple[float, dict[float, float]]:
+                  rng: np.random.Generator, deadline: float | None) -> tuple[float, dict[float, float], dict[str, Any]]:
+        """C of ``C_GRID`` with the best mean inner accuracy (ties: the smaller C), the means, and what
+        the cross-validation did (``cv_folds`` finished, ``cv_reason`` when it stopped early). The
+        inner runs stop at ``deadline`` (``time.perf_counter()`` seconds; None: no limit); a fold that
+        ends after it is not counted."""
         strategy = "svm-c" if self.strategy in ("clm", "cl") else self.strategy
+        same = strategy == self.strategy
         folds = min(CV_FOLDS, int(is_positive.sum()), int((~is_positive).sum()))
         if folds < 2:
-            return C_GRID[len(C_GRID) // 2], {}
+            return C_GRID[len(C_GRID) // 2], {}, {"cv_folds": 0, "cv_reason": "a class has fewer than 2 rows"}
         splitter = StratifiedKFold(folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
-        accuracy = {C: [] for C in C_GRID}
+        accuracy: dict[float, list[float]] = {C: [] for C in C_GRID}
+        finished, reason = 0, None
         for train, test in splitter.split(frame, is_positive):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
             inner = _inputs(frame.iloc[train].reset_index(drop=True), schema, is_positive[train], self.clusters,
                             weights[train])
             held_out = frame.iloc[test].reset_index(drop=True)
+            fold: dict[float, float] = {}
             for C in C_GRID:
-                same = strategy == self.strategy
+                options = dict(self.solver_options or {}) if same else {}
+                if deadline is not None:
+                    left = max(deadline - time.perf_counter(), 1e-3)
+                    options["time_limit"] = min(options.get("time_limit", left), left)
                 result = run_strategy(strategy, inner, C, draws=self.draws, solver=self.solver if same else None,
-                                      options=self.solver_options if same else None, rng=rng,
-                                      modeller=self.modeller if same else None)
+                                      options=options, rng=rng, modeller=self.modeller if same else None)
                 scorecard = inner.design.to_ruleset(result.card, schema, True, False, (False, True))
                 predicted = scorecard.decision_function(held_out) > 0
-                accuracy[C].append(float(np.average(predicted == is_positive[test], weights=weights[test])))
+                fold[C] = float(np.average(predicted == is_positive[test], weights=weights[test]))
+            if deadline is not None and time.perf_counter() > deadline:
+                break  # its last runs may have been cut short: not counted
+            for C, score in fold.items():
+                accuracy[C].append(score)
+            finished += 1
+        if finished < folds:
+            reason = (f"the cross-validation's share of the time limit ({CV_SHARE:.0%}) was spent after "
+                      f"{finished} of {folds} folds")
+        if not finished:
+            return C_GRID[len(C_GRID) // 2], {}, {"cv_folds": 0, "cv_reason": reason + "; C = "
+                                                  f"{C_GRID[len(C_GRID) // 2]:g}, the middle of the grid"}
         means = {C: float(np.mean(v)) for C, v in accuracy.items()}
-        return max(C_GRID, key=lambda C: (means[C], -C)), means
+        return max(C_GRID, key=lambda C: (means[C], -C)), means, {"cv_folds": finished, "cv_reason": reason}
 
     def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         target = data.target()
@@ -184,14 +219,20 @@ class CLSVMClassifier(RulesetClassifier):
         X, labels, is_positive = X[kept].reset_index(drop=True), data.labels[kept], target.is_positive[kept]
         weights = class_weights(self.class_weight, labels, is_positive, data.weights[kept])
         meta: dict[str, Any] = {"strategy": self.strategy}
+        options = dict(self.solver_options or {})
+        budget = TimeBudget(options.get("time_limit"))  # the whole fit's
         C = self.C
         if C == "cv":
-            C, scores = self._choose_C(X, schema, is_positive, weights, rng)
-            meta["cv_accuracy"] = {str(c): s for c, s in scores.items()}
+            with budget.stage("cv"):
+                C, scores, done = self._choose_C(X, schema, is_positive, weights, rng, budget.share(CV_SHARE))
+            meta.update(cv_accuracy={str(c): s for c, s in scores.items()}, **done)
+        if budget.time_limit is not None:  # the strategy gets what is left (at least a moment: it then
+            options["time_limit"] = max(budget.remaining(), 1e-3)  # returns its fallback, and says so)
         inputs = _inputs(X, schema, is_positive, self.clusters, weights)
         result = run_strategy(self.strategy, inputs, float(C), draws=int(self.draws), solver=self.solver,
-                              options=self.solver_options, rng=rng, modeller=self.modeller)
+                              options=options or None, rng=rng, modeller=self.modeller)
         meta.update(C=float(C), objective=result.objective, solve_reports=result.reports, **result.meta)
+        meta.update(time_limit=budget.time_limit, cv_seconds=budget.seconds.get("cv", 0.0))
         if self.strategy != "svm-o" or not inputs.has_clusters:  # svm-o's objective is (1), not CL's (7)
             meta["instance"] = inputs.data.digest(float(C))
         ruleset = inputs.design.to_ruleset(result.card, schema, target.positive, target.negative,

@@ -15,7 +15,8 @@ the solve reports, and how sure the result is (status, best bound, gap, fallback
 
 ``options["time_limit"]`` is the wall-clock budget of the whole strategy (``optrules.exact.budget``):
 the warm start's QPs, the big-M bound QPs, the main model's build, load and solve, and the
-roundings each get what is left (a relaxation to be rounded at most ``RELAXATION_SHARE`` of it),
+roundings each get what is left (the bound QPs at most ``BOUND_SHARE`` of it, so that the main
+model is always reached with time to run; a relaxation to be rounded at most ``RELAXATION_SHARE``),
 and stop or are skipped once it is spent. What the strategy then
 returns is said, never hidden: ``fallback`` is ``"start"`` when it is SVM_C's scorecard (the exact
 model found nothing better in time) and ``"constant"`` when even the start's QPs did not finish (the
@@ -80,6 +81,11 @@ SCIP_RELAXATION_TIME_LIMIT = 60.0
 #: Under a time limit, the relaxation of cl-rr and clm-rr may use this share of what is left after
 #: the start and the bounds, so that time remains for the roundings.
 RELAXATION_SHARE = 0.5
+#: Under a time limit, the J + 1 bound QPs of clm and clm-rr (``feature_big_m``) may use this share of
+#: what is left after the start: on wide categorical data (60-85 features, thousands of rows) they
+#: would otherwise spend the whole budget and the main model would not run. A feature whose bound QP
+#: did not run keeps the global big-M, which is valid, only weaker.
+BOUND_SHARE = 0.5
 
 
 def default_modeller(strategy: str) -> str | None:
@@ -155,13 +161,14 @@ def big_m(upper_bound: float) -> float:
 
 
 def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
-                  budget: TimeBudget | None = None) -> tuple[np.ndarray, float | None, list[SolveReport]]:
+                  deadline: float | None = None) -> tuple[np.ndarray, float | None, list[SolveReport]]:
     """Per-feature bounds M_j = sqrt(2 (UB - LB_{-j})) from ``optrules.models.cl_lower_bound``.
 
     Returns (M, LB, reports): LB is the lower bound (LB) on CL's optimum with every feature
     penalised; (LB) has the data's sample weights, as (7) has, so the bound is that of the weighted
-    CL. A feature whose bound problem is not solved to optimality (or not solved before the
-    ``budget`` is spent) keeps the global ``big_m(UB)``. The margin 1e-6 max(1, UB) covers the
+    CL. The QPs run in that order (LB first) until the ``deadline`` (``time.perf_counter()`` seconds;
+    None: no limit); a feature whose bound problem is not solved to optimality, or not run before
+    the deadline, keeps the global ``big_m(UB)`` (the reports say which ran). The margin 1e-6 max(1, UB) covers the
     convex solver's accuracy.
     """
     global_m = big_m(upper_bound)
@@ -174,7 +181,7 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
     lower = None
     margin = 1e-6 * max(1.0, upper_bound)
     for j in range(-1, J):
-        if budget is not None and budget.expired:
+        if deadline is not None and time.perf_counter() >= deadline:
             break
         mu = np.ones(J)
         if j >= 0:
@@ -182,7 +189,7 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
         model.mu.value = mu
         report = solve(model.problem, lower_bound_model.problem_class(), solver=solver,
                        build_seconds=build_seconds if j < 0 else 0.0,
-                       deadline=None if budget is None else budget.deadline)
+                       deadline=deadline)
         reports.append(report)
         if report.status is not Status.OPTIMAL:
             continue
@@ -365,10 +372,10 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
     else:
         upper = min(constant_upper_bound(inputs.data.y, run.C, inputs.data.weights), start.objective)
         with budget.stage("bound"):
-            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget)
+            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget.share(BOUND_SHARE))
         run.reports += bound_reports
         bounds.append(lower)
-        extra.update(big_m=M.tolist(), upper_bound=upper, lower_bound=lower)
+        extra.update(big_m=M.tolist(), upper_bound=upper, lower_bound=lower, **_bound_counts(bound_reports, M))
         with budget.stage("build"):
             model = bigm_model.build(inputs.data, run.C, M, relax=True, modeller=modeller)
         report = solve(model.model, model.problem_class, solver=solver or _relaxation_solver(modeller, run.qp),
@@ -391,6 +398,13 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
     return _finish(run, start, report, bounds, "start", reason, extra)
 
 
+def _bound_counts(reports: list[SolveReport], M: np.ndarray) -> dict[str, int]:
+    """How far ``feature_big_m`` got: ``bound_qps`` of its J + 1 QPs ran, ``bound_qps_solved`` of
+    them to optimality (the first is LB's; each other solved one gives its feature its own M_j)."""
+    return {"bound_qps": len(reports), "bound_qps_planned": len(M) + 1,
+            "bound_qps_solved": sum(r.status is Status.OPTIMAL for r in reports)}
+
+
 def _relaxation_solver(modeller: str, qp: str) -> str:
     """The QP solver of the CL-bigM relaxation in ``modeller`` when none is given."""
     if modeller == "cvxpy":
@@ -408,10 +422,11 @@ def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any]
     solver = solver or "scip"
     if strategy == "clm":
         with budget.stage("bound"):
-            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget)
+            M, lower, bound_reports = feature_big_m(inputs.data, run.C, upper, run.qp, budget.share(BOUND_SHARE))
         run.reports += bound_reports
         bounds.append(lower)
-        extra.update(big_m=M.tolist(), big_m_max=float(max(M, default=0.0)), lower_bound=lower)
+        extra.update(big_m=M.tolist(), big_m_max=float(max(M, default=0.0)), lower_bound=lower,
+                     **_bound_counts(bound_reports, M))
     problem = bigm_model.problem_class() if strategy == "clm" else cl_model.problem_class()
     if budget.expired:
         report = SolveReport.not_run(solver, problem, "the time limit was reached before the model was built",

@@ -9,6 +9,7 @@ solver and solver options) and how to run the fits in parallel::
     kind = "kfold"            # stratified k-fold; or "splits": repeated stratified random splits
     folds = 5                 # kfold only
     seed = 0
+    # stratify = false        # splits only: plain random splits (a class may then have one member)
 
     [[datasets]]
     name = "tic_tac_toe"      # a bundled dataset (optrules datasets)
@@ -55,7 +56,7 @@ from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit, train_test_split
+from sklearn.model_selection import ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit, train_test_split
 
 from optrules.datasets import info, load, load_csv
 from optrules.experiments.tune import TuneSpec, parse_tune
@@ -86,7 +87,8 @@ class ConfigError(ValueError):
 class DatasetSpec:
     """One dataset: a bundled one (``path`` is None) or a CSV file with its label column.
 
-    ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
+    ``categorical`` and ``numeric``: a CSV's columns typed as categories or declared numbers
+(``optrules.datasets.load_csv``). ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
     class, else the minority class). ``max_train``: at most this many training rows per fold, a
     stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold. ``train_size``
     and ``repeats`` override the protocol's for this dataset (protocol kind "splits" only; None: the
@@ -101,6 +103,7 @@ class DatasetSpec:
     max_train: int | None = None
     train_size: float | int | None = None
     repeats: int | None = None
+    numeric: tuple[str, ...] = ()
 
     def load(self) -> tuple[pd.DataFrame, pd.Series]:
         if self.path is None:
@@ -110,7 +113,7 @@ class DatasetSpec:
                                   f"labels: {sorted(set(y))}")
             return X, y
         return load_csv(self.path, label=self.label, positive=self.positive,
-                        categorical=list(self.categorical) or None)
+                        categorical=list(self.categorical) or None, numeric=list(self.numeric) or None)
 
     def to_dict(self) -> dict[str, Any]:
         overrides = {"train_size": self.train_size, "repeats": self.repeats}
@@ -119,7 +122,7 @@ class DatasetSpec:
                                   **overrides})
         return _without_none({"name": self.name, "path": self.path, "label": self.label,
                               "positive": self.positive, "categorical": list(self.categorical) or None,
-                              "max_train": self.max_train, **overrides})
+                              "max_train": self.max_train, **overrides, "numeric": list(self.numeric) or None})
 
 
 @dataclass(frozen=True)
@@ -179,36 +182,43 @@ class MethodSpec:
 
 @dataclass(frozen=True)
 class Protocol:
-    """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` stratified random splits with
-    ``train_size`` (a fraction in (0, 1) or a number of rows) (``kind="splits"``); ``seed`` fixes the
-    splits and the methods' random states."""
+    """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` random splits with ``train_size``
+    (a fraction in (0, 1) or a number of rows) (``kind="splits"``), stratified on the class unless
+    ``stratify`` is False (splits only: plain random splits, as some papers' protocols are; a class
+    with a single member can then be split); ``seed`` fixes the splits and the methods' random states."""
 
     kind: str = "kfold"
     folds: int = 5
     repeats: int = 10
     train_size: float | int = 0.7
     seed: int = 0
+    stratify: bool = True
 
     def splits(self, y: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(train indices, test indices) of every fold or repeat, stratified on the labels ``y``."""
+        """(train indices, test indices) of every fold or repeat: ``StratifiedKFold``,
+        ``StratifiedShuffleSplit`` or, unstratified, ``ShuffleSplit`` (each with ``random_state=seed``)."""
         if self.kind == "kfold":
             splitter = StratifiedKFold(self.folds, shuffle=True, random_state=self.seed)
-        else:
+        elif self.stratify:
             splitter = StratifiedShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
+        else:
+            splitter = ShuffleSplit(self.repeats, train_size=self.train_size, random_state=self.seed)
         return list(splitter.split(np.zeros((len(y), 1)), y.to_numpy()))
 
     def for_dataset(self, dataset: DatasetSpec) -> Protocol:
         """The protocol with ``dataset``'s own ``train_size`` and ``repeats`` where it sets them."""
         return replace(self, train_size=dataset.train_size if dataset.train_size is not None else self.train_size,
                        repeats=dataset.repeats if dataset.repeats is not None else self.repeats)
+
     def subsample(self, train: np.ndarray, y: pd.Series, max_rows: int | None) -> np.ndarray:
-        """At most ``max_rows`` of the training indices ``train``: a stratified random subsample
+        """At most ``max_rows`` of the training indices ``train``: a random subsample
         (``train_test_split(train, train_size=max_rows, stratify=labels, random_state=seed)``, in the
-        order it returns them), the same for every method."""
+        order it returns them; without ``stratify`` when the protocol is unstratified), the same for
+        every method."""
         if max_rows is None or len(train) <= max_rows:
             return train
-        kept, _ = train_test_split(train, train_size=max_rows, stratify=y.to_numpy()[train],
-                                   random_state=self.seed)
+        kept, _ = train_test_split(train, train_size=max_rows, random_state=self.seed,
+                                   stratify=y.to_numpy()[train] if self.stratify else None)
         return kept
 
     def method_seed(self, fold: int) -> int:
@@ -219,7 +229,8 @@ class Protocol:
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "kfold":
             return {"kind": self.kind, "folds": self.folds, "seed": self.seed}
-        return {"kind": self.kind, "repeats": self.repeats, "train_size": self.train_size, "seed": self.seed}
+        entry = {"kind": self.kind, "repeats": self.repeats, "train_size": self.train_size, "seed": self.seed}
+        return entry if self.stratify else {**entry, "stratify": False}  # the default is left out
 
 
 @dataclass(frozen=True)
@@ -390,17 +401,18 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
             raise ConfigError(f"{where}: {error}") from None
         return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where),
                            **_protocol_overrides(entry, f"{where} ({name!r})"))
-    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "max_train"} | overrides, where)
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "numeric", "max_train"} | overrides, where)
     path = base / Path(entry["path"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
-    categorical = entry.get("categorical", [])
-    if not isinstance(categorical, list) or not all(isinstance(c, str) for c in categorical):
-        raise ConfigError(f"{where}: categorical must be a list of column names")
+    categorical, numeric = entry.get("categorical", []), entry.get("numeric", [])
+    for key, names in (("categorical", categorical), ("numeric", numeric)):
+        if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
+            raise ConfigError(f"{where}: {key} must be a list of column names")
     name = entry.get("name", path.name.split(".")[0])
     return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
                        entry.get("positive"), tuple(categorical), _max_train(entry, where),
-                       **_protocol_overrides(entry, f"{where} ({name!r})"))
+                       **_protocol_overrides(entry, f"{where} ({name!r})"), numeric=tuple(numeric))
 
 
 def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
@@ -508,21 +520,24 @@ def _protocol(entry: Mapping[str, Any]) -> Protocol:
     kind = entry.get("kind", "kfold")
     if kind not in PROTOCOLS:
         raise ConfigError(f"protocol: unknown kind {kind!r}; use 'kfold' (stratified k-fold) or "
-                          "'splits' (repeated stratified random splits)")
-    keys = {"kind", "seed"} | ({"folds"} if kind == "kfold" else {"repeats", "train_size"})
+                          "'splits' (repeated random splits, stratified unless stratify = false)")
+    keys = {"kind", "seed"} | ({"folds"} if kind == "kfold" else {"repeats", "train_size", "stratify"})
     _known_keys(entry, keys, f"protocol (kind {kind!r})")
     defaults = Protocol()
     folds = entry.get("folds", defaults.folds)
     repeats = entry.get("repeats", defaults.repeats)
     train_size = entry.get("train_size", defaults.train_size)
     seed = entry.get("seed", defaults.seed)
+    stratify = entry.get("stratify", defaults.stratify)
     if not _is_int(folds) or folds < 2:
         raise ConfigError(f"protocol: folds must be an integer >= 2, got {folds!r}")
     _check_repeats(repeats, "protocol")
     _check_train_size(train_size, "protocol")
     if not _is_int(seed) or seed < 0:
         raise ConfigError(f"protocol: seed must be an integer >= 0, got {seed!r}")
-    return Protocol(kind, folds, repeats, train_size, seed)
+    if not isinstance(stratify, bool):
+        raise ConfigError(f"protocol: stratify must be true or false, got {stratify!r}")
+    return Protocol(kind, folds, repeats, train_size, seed, stratify)
 
 
 def _parallel(entry: Mapping[str, Any]) -> Parallel:

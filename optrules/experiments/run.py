@@ -237,6 +237,11 @@ def dataset_splits(config: ExperimentConfig, dataset: DatasetSpec, y: pd.Series)
     each training part subsampled to the dataset's ``max_train``. Every method (and every baseline,
     ``optrules.experiments.baselines``) is fitted and scored on these."""
     protocol = config.protocol.for_dataset(dataset)
+    counts = y.value_counts()
+    if protocol.kind == "splits" and protocol.stratify and counts.min() < 2:
+        raise ConfigError(f"dataset {dataset.name!r}: class {counts.idxmin()!r} has a single member, so the "
+                          f"splits cannot be stratified; set stratify = false in [protocol] for plain "
+                          f"random splits")
     try:
         outer = protocol.splits(y)
     except ValueError as error:  # e.g. a train_size of more rows than the dataset has
