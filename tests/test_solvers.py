@@ -1075,3 +1075,4 @@ def test_compiled_column_bounds_equal_pyomo_s_own_for_every_kind_of_bound() -> N
     assert lower[-1] == 2.5 and upper[-1] == np.inf and not integer[-1]
     np.testing.assert_array_equal(lower[:-1], expected[0])
     np.testing.assert_array_equal(integer, [*expected[2], False])
+
