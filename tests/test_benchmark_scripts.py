@@ -285,3 +285,43 @@ def test_clsvm_paper_gives_the_same_figures_on_a_csv_as_by_name(scripts, tmp_pat
                "objective", "meta.C"]
     assert len(by_csv) == 4 and by_csv["n_train"].eq(500).all()
     pd.testing.assert_frame_equal(by_csv[figures], by_name[figures])
+
+
+# --------------------------------------------------------------------------------------------
+# benchmarks/acceptance.py: a model that learned nothing cannot pass
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_constant_model_fails_the_balanced_accuracy_rule_whatever_its_f1(scripts):
+    acceptance = scripts("acceptance")
+    labels = np.array(["pos"] * 90 + ["neg"] * 10)  # 90% positive: "everything positive" has F1 0.947
+    folds = [(np.setdiff1d(np.arange(100), test), test) for test in (np.arange(k, 100, 5) for k in range(5))]  # 18 + 2 each
+    trivial = acceptance.trivial_scores(labels, folds, "pos")
+    assert trivial["all-positive F1"] == pytest.approx(2 * 0.9 / 1.9)
+    assert trivial["majority accuracy"] == pytest.approx(0.9)
+    assert acceptance.beyond_prior([0.5] * 5) == (0.5, 0.0, False)  # one class everywhere, every fold
+    mean, se, ok = acceptance.beyond_prior([0.9, 0.8, 0.85, 0.95, 0.9])
+    assert mean == pytest.approx(0.88) and se == pytest.approx(np.std([0.9, 0.8, 0.85, 0.95, 0.9], ddof=1) / 5 ** 0.5)
+    assert ok
+    assert not acceptance.beyond_prior([0.7, 0.3, 0.6, 0.4, 0.55])[2]  # above 0.5 on the mean, within one SE
+    with pytest.raises(ValueError, match="no folds"):
+        acceptance.beyond_prior([])
+
+
+def test_libre_paper_fails_a_row_whose_model_is_near_constant_even_above_the_paper_f1(scripts):
+    bench = scripts("libre_paper")
+    paper = bench.PAPER["haberman"]["libre"]  # F1 0.41, 1.6 rules
+    good_f1, few_rules = paper["f1"][0] + 0.1, 1.0
+    assert bench.verdict(good_f1, few_rules, np.array([0.5, 0.52, 0.49, 0.5, 0.51]), paper) == "FAIL (balanced accuracy)"
+    assert bench.verdict(good_f1, few_rules, np.array([0.62, 0.66, 0.60, 0.64, 0.65]), paper) == "pass"
+    assert bench.verdict(paper["f1"][0] - 0.05, 9.0, np.full(5, 0.5), paper) == "FAIL (F1, #rules, balanced accuracy)"
+    assert bench.verdict(0.2, 9.0, np.full(5, 0.5), None) == "no paper value"
+
+
+def test_libre_paper_means_over_seeds_and_folds_with_both_spreads(scripts):
+    bench = scripts("libre_paper")
+    rows = pd.DataFrame({"seed": [0, 0, 1, 1], "fold": [0, 1, 0, 1], "f1": [0.6, 0.8, 0.7, 0.9]})
+    mean, fold_sd, seed_sd = bench.mean_spread(rows, "f1")
+    assert mean == pytest.approx(0.75)
+    assert fold_sd == pytest.approx(np.std([0.6, 0.8], ddof=1))  # the same within both seeds
+    assert seed_sd == pytest.approx(np.std([0.7, 0.8], ddof=1))
