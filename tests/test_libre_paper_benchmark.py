@@ -104,7 +104,7 @@ def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(be
     assert dataset.paper == "transfusion" and dataset.n_rows == 748 and not dataset.large
     assert dataset.entry["categorical"] == ["colour"] and dataset.entry["label"] == "donated"
     assert dataset.entry["positive"] == "no"  # the manifest's, not the paper's target "yes"
-    X, y = bench.load_config(bench.experiment(bench.parse_args([]), dataset)).datasets[0].load()
+    X, y = bench.load_config(bench.experiment(bench.parse_args([]), dataset, 0)).datasets[0].load()
     assert list(X.columns) == ["x", "colour"] and set(y) == {"yes", "no"}
 
 
@@ -127,19 +127,19 @@ def test_large_datasets_get_the_reduced_grid_and_flags_override_both_sizes(bench
     args = bench.parse_args([])
     small = bench.Dataset("small", {"name": "pima"}, 768, "pima")
     large = bench.Dataset("large", {"name": "adult"}, 48_842, "adult")
-    small_tune = bench.experiment(args, small)["methods"][0]["tune"]
-    large_tune = bench.experiment(args, large)["methods"][0]["tune"]
+    small_tune = bench.experiment(args, small, 0)["methods"][0]["tune"]
+    large_tune = bench.experiment(args, large, 0)["methods"][0]["tune"]
     assert small_tune["grid"]["max_features"] == [2, 3, 5] and small_tune["grid"]["max_intervals"] == [None, 3]
     assert small_tune["grid"]["n_estimators"] == [5, 20, 50] and small_tune["inner_folds"] == 5
     assert large_tune["grid"]["max_features"] == [5] and large_tune["grid"]["max_intervals"] == [None]
     assert large_tune["grid"]["n_estimators"] == [5, 20] and large_tune["inner_folds"] == 3
     args = bench.parse_args(["--max-features", "4", "--inner-folds", "4", "--large-train", "1000"])
     for dataset in (small, large):
-        config = bench.experiment(args, dataset)
+        config = bench.experiment(args, dataset, 0)
         assert config["methods"][0]["tune"]["grid"]["max_features"] == [4]
         assert config["methods"][0]["tune"]["inner_folds"] == 4
-    assert bench.experiment(args, large)["datasets"][0]["max_train"] == 1000
-    assert "max_train" not in bench.experiment(args, small)["datasets"][0]
+    assert bench.experiment(args, large, 0)["datasets"][0]["max_train"] == 1000
+    assert "max_train" not in bench.experiment(args, small, 0)["datasets"][0]
 
 
 def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(bench, tmp_path):
@@ -150,7 +150,7 @@ def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(be
     report = out.read_text()
     rows = [line for line in report.splitlines() if line.startswith("| mydata |")]
     assert len(rows) == 2 and all("no paper value" in row for row in rows)
-    f1 = float(rows[0].split("|")[3].split()[0])
+    f1 = float(rows[0].split("|")[4].split()[0])  # after dataset, method, seeds
     assert 0.5 < f1 <= 1.0  # x > 6 is learnable from the binned x
     assert "positive class 'pos'" in report  # the minority class (x > 6 is 40% of rows)
 
@@ -163,7 +163,7 @@ def test_baselines_are_tuned_on_the_runners_training_rows_and_positive_class(ben
     write_csv(tmp_path / "heart.csv", 270, ("presence", "absence"))
     (tmp_path / "manifest.json").write_text(json.dumps({"heart": {"positive_class": "absence"}}))
     dataset = bench.find_dataset(str(tmp_path / "heart.csv"), None)
-    config = bench.experiment(bench.parse_args(["--quick"]), dataset)
+    config = bench.experiment(bench.parse_args(["--quick"]), dataset, 0)
     config["datasets"][0]["max_train"] = 150  # subsampled as --large-train subsamples a large dataset's folds
     seen = []
     fit = GridSearchCV.fit
@@ -200,12 +200,14 @@ def test_quick_run_reports_baselines_as_references_beside_the_paper_columns(benc
                        "--out", str(out)]) == 0
     rows = {line.split("|")[2].strip(): line.split("|") for line in out.read_text().splitlines()
             if line.startswith("| heart |")}
-    assert set(rows) == {"libre", "libre 3", "dt (scikit-learn)", "rf (scikit-learn)"}
-    assert rows["dt (scikit-learn)"][4].strip() == "0.71 (0.01)"  # the paper's Heart dt column
-    assert rows["rf (scikit-learn)"][4].strip() == "0.79 (0.07)"
+    assert set(rows) == {"libre", "libre 3", "dt (scikit-learn)", "dt depth 5 (scikit-learn)", "rf (scikit-learn)"}
+    # columns: dataset, method, seeds, F1, paper F1, ...
+    assert rows["dt (scikit-learn)"][5].strip() == "0.71 (0.01)"  # the paper's Heart dt column
+    assert rows["rf (scikit-learn)"][5].strip() == "0.79 (0.07)"
+    assert rows["dt depth 5 (scikit-learn)"][5].strip() == "-"  # the paper has no such column
     assert rows["rf (scikit-learn)"][-2].strip() == "reference"
-    assert rows["libre"][4].strip() == "0.77 (0.06)"
-    assert float(rows["dt (scikit-learn)"][3].split()[0]) > 0.5  # x > 6 is one split of a depth-2 tree
+    assert rows["libre"][5].strip() == "0.77 (0.06)"
+    assert float(rows["dt (scikit-learn)"][4].split()[0]) > 0.5  # x > 6 is one split of a depth-2 tree
 
 
 def test_a_file_named_like_a_paper_dataset_with_other_data_is_not_checked_against_it(bench, tmp_path):
@@ -235,16 +237,16 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
     datasets = [bench.find_dataset("my data", tmp_path), bench.find_dataset("adult", None)]
     for argv in ([], ["--conflicts", "strict", "--inner-folds", "4"], ["--max-features", "3", "--max-intervals", "none"],
                  ["--large-train", "4000", "--large-estimators", "5", "--libre3", "tuned", "--top-k", "200",
-                  "--tolerance", "0.01", "--inner-repeats", "2", "--random-state", "3", "--pooling", "pooled"]):
+                  "--tolerance", "0.01", "--inner-repeats", "2", "--seeds", "3", "--pooling", "pooled"]):
         args = bench.parse_args(["--datasets", "my data", "adult", "--data-dir", str(tmp_path), *argv])
         words = shlex.split(bench.command_of(args, datasets, tmp_path))
         assert words[:2] == ["python", "benchmarks/libre_paper.py"]
         again = bench.parse_args(words[2:])
         assert again.datasets == ["my data", "adult"] and again.data_dir == tmp_path
         for dataset in datasets:
-            assert bench.experiment(again, dataset) == bench.experiment(args, dataset)
+            assert bench.experiment(again, dataset, 0) == bench.experiment(args, dataset, 0)
     pooled = bench.parse_args(["--pooling", "pooled"])
-    assert [m["tune"]["pooling"] for m in bench.experiment(pooled, datasets[1])["methods"]] == ["pooled", "pooled"]
+    assert [m["tune"]["pooling"] for m in bench.experiment(pooled, datasets[1], 0)["methods"]] == ["pooled", "pooled"]
 
 
 def test_only_the_full_default_run_writes_the_main_results_file(bench, tmp_path):
