@@ -904,6 +904,36 @@ def test_every_milp_solve_reports_its_bound_and_gap_at_a_node_limit(solver, inte
     assert report.note == ""
 
 
+def covering_knapsack(interface: str, maximize: bool):
+    """min a.x s.t. a.x >= sum(a) / 2 (or max a.x s.t. a.x <= sum(a) / 2) over 30 binaries."""
+    a = np.random.default_rng(0).integers(1, 100, 30).astype(float)
+    half = float(a.sum() // 2)
+    if interface == "cvxpy":
+        x = cp.Variable(30, boolean=True)
+        return cp.Problem(cp.Maximize(a @ x), [a @ x <= half]) if maximize else \
+            cp.Problem(cp.Minimize(a @ x), [a @ x >= half])
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(30), domain=pyo.Binary)
+    m.row = matrix_constraint(a[None, :], list(m.x.values()), lower=None if maximize else [half],
+                              upper=[half] if maximize else None)
+    m.obj = pyo.Objective(expr=sum(a[i] * m.x[i] for i in range(30)), sense=pyo.maximize if maximize else pyo.minimize)
+    return m
+
+
+@pytest.mark.parametrize("interface", ["matrix", "cvxpy"])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_scip_s_infinity_is_no_bound(interface, maximize) -> None:
+    """SCIP stopped at its first solution, found in presolving before anything was bounded, writes
+    its dual bound as its infinity (the float 1e20): that is no bound, so no gap either, and the note
+    says why; the incumbent is still returned (cvxpy's own SCIP interface would call it an error)."""
+    model = covering_knapsack(interface, maximize)
+    report = solve(model, PC.MILP, "scip", {"limits/solutions": 1})
+    assert report.status is Status.FEASIBLE and report.termination == "solution_limit"
+    assert report.objective is not None
+    assert report.best_bound is None and report.gap is None
+    assert "no dual bound" in report.note
+
+
 @pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
 @pytest.mark.parametrize("solver", ["highs", "scip"])
 def test_a_deadline_passed_before_the_solve_runs_nothing_and_says_so(solver, interface) -> None:

@@ -18,7 +18,7 @@ from optrules.solvers.highs import highs_word, limit_safe_options
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
 from optrules.solvers.report import Outcome, finite, time_left
-from optrules.solvers.scip import scip_word
+from optrules.solvers.scip import scip_dual_bound, scip_word
 
 __all__ = ["run_cvxpy"]
 
@@ -45,8 +45,10 @@ def _read_highs(raw: Any, native: dict[str, Any]) -> Reading:
 def _read_scip(raw: Any, native: dict[str, Any]) -> Reading:
     scip = raw["model"]
     has = scip.getNSols() > 0
-    return (scip_word(raw["scip_status"]), has, scip.getPrimalbound() if has else None, scip.getDualbound(),
-            finite(scip.getSolvingTime()), "")
+    word, bound = scip_word(raw["scip_status"]), scip_dual_bound(scip)
+    note = "SCIP had no dual bound yet (it stopped before bounding the problem)" \
+        if bound is None and word not in ("optimal", "infeasible") else ""
+    return word, has, scip.getPrimalbound() if has else None, bound, finite(scip.getSolvingTime()), note
 
 
 def _read_gurobi(raw: Any, native: dict[str, Any]) -> Reading:
@@ -126,6 +128,10 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     seconds = {"load_seconds": finished - began - run, "solve_seconds": run, "time_limit": limit}
     if not has_solution or termination in _NO_POINT:
         return Outcome(termination, False, version=version, note=note, **seconds)
+    if backend.engine == "SCIP" and raw.get("status") == cvxpy.settings.SOLVER_ERROR and "primal" in raw:
+        # cvxpy's SCIP interface files a stop at a solution, stall-node or memory limit with an
+        # incumbent as a solver error and would not unpack it; the status words above are ours
+        raw["status"] = cvxpy.settings.OPTIMAL_INACCURATE
     try:
         with warnings.catch_warnings():  # cvxpy's "may be inaccurate" warning: the report says it better
             warnings.simplefilter("ignore", UserWarning)

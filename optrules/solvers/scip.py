@@ -21,7 +21,7 @@ from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["SCIP_WORDS", "run_scip", "scip_word"]
+__all__ = ["SCIP_WORDS", "run_scip", "scip_dual_bound", "scip_word"]
 
 SCIP_WORDS = {
     "optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_limit",
@@ -36,6 +36,12 @@ SCIP_WORDS = {
 def scip_word(status: str) -> str:
     return SCIP_WORDS.get(status, f"error: SCIP status {status}")
 
+
+def scip_dual_bound(scip: Any) -> float | None:
+    """SCIP's dual bound, or None when it has none: SCIP writes 'no bound' as its infinity (1e20 by
+    default, a finite float), e.g. when it stops at a solution limit before its root LP."""
+    bound = finite(scip.getDualbound())
+    return None if bound is None or scip.isInfinity(abs(bound)) else bound
 
 
 class _Loaded:
@@ -134,7 +140,8 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
     if has_solution:
         x = loaded.values()
         objective = form.objective_at(form.load(x))
-    bound = finite(scip.getDualbound())
-    note = "" if bound is not None or termination == "infeasible" else "SCIP had no finite dual bound"
+    bound = scip_dual_bound(scip)
+    note = "" if bound is not None or termination in ("optimal", "infeasible") else \
+        "SCIP had no dual bound yet (it stopped before bounding the problem)"
     return Outcome(termination, has_solution, objective, bound, version, note, ready - began,
                    finished - ready, limit)
