@@ -1082,6 +1082,30 @@ def test_a_large_mip_under_a_limit_says_which_highs_phases_it_switched_off(inter
     assert unlimited.note == "" and unlimited.objective == pytest.approx(knapsack_optimum())
 
 
+def test_scip_s_limit_safe_options_only_for_a_large_model_under_a_limit_and_never_over_the_caller() -> None:
+    from optrules.solvers.scip import LARGE_MODEL_NONZEROS, LARGE_MODEL_OPTIONS, limit_safe_options
+
+    big = LARGE_MODEL_NONZEROS
+    assert limit_safe_options({}, big - 1, True) == ({}, "")
+    assert limit_safe_options({}, big, False) == ({}, "")  # no limit: nothing to protect
+    options, note = limit_safe_options({}, big, True)
+    assert options == LARGE_MODEL_OPTIONS and "lp/presolving=False" in note and f"{big:,}" in note
+    assert limit_safe_options({"lp/presolving": True}, big, True) == ({"lp/presolving": True}, "")
+
+
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
+def test_a_large_model_under_a_limit_says_scip_ran_without_soplex_s_presolve(interface, monkeypatch) -> None:
+    from optrules.solvers import scip as scip_module
+
+    monkeypatch.setattr(scip_module, "LARGE_MODEL_NONZEROS", 1)  # every model is "large"
+    model = matrix_milp() if interface == "pyomo" else cvxpy_milp()
+    limited = S.solve(model, PC.MILP, "scip", {"time_limit": 1e6})
+    assert "lp/presolving=False" in limited.note
+    assert limited.status is Status.OPTIMAL and limited.objective == pytest.approx(knapsack_optimum())
+    unlimited = S.solve(matrix_milp() if interface == "pyomo" else cvxpy_milp(), PC.MILP, "scip", {})
+    assert unlimited.note == "" and unlimited.objective == pytest.approx(knapsack_optimum())
+
+
 def test_compiled_column_bounds_equal_pyomo_s_own_for_every_kind_of_bound() -> None:
     from optrules.solvers.standard_form import _column_bounds
 

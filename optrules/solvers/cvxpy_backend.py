@@ -18,6 +18,7 @@ from optrules.solvers.highs import highs_word, limit_safe_options
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
 from optrules.solvers.report import Outcome, finite, time_left
+from optrules.solvers.scip import limit_safe_options as scip_safe_options
 from optrules.solvers.scip import scip_dual_bound, scip_word
 
 __all__ = ["run_cvxpy"]
@@ -115,6 +116,8 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         if backend.engine == "HIGHS":
             is_mip = bool(len(data.get("bool_vars_idx", ())) or len(data.get("int_vars_idx", ())))
             options, safe_note = limit_safe_options(options, is_mip, data["A"].nnz, limit is not None)
+        elif backend.engine == "SCIP":
+            options, safe_note = scip_safe_options(options, data["A"].nnz, limit is not None)
         if limit is not None:
             if limit <= 0:
                 return Outcome.not_run(backend.engine, version, loaded - began)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from optrules.solvers.options import with_safe_options
 from optrules.solvers.output import silenced
 from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
@@ -64,15 +65,9 @@ LARGE_MIP_OPTIONS = {"presolve": "off", "mip_heuristic_run_feasibility_jump": Fa
 def limit_safe_options(native: dict[str, Any], is_mip: bool, nonzeros: int, limited: bool) -> tuple[dict[str, Any], str]:
     """``native`` with :data:`LARGE_MIP_OPTIONS` added for a large MIP solved under a time limit
     (``limited``), and the note that says so; options the caller set are kept as they are."""
-    if not (is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS):
-        return native, ""
-    added = {name: value for name, value in LARGE_MIP_OPTIONS.items() if name not in native}
-    if not added:
-        return native, ""
-    note = (f"a MIP of {nonzeros:,} nonzeros under a time limit: HiGHS ran with "
-            + ", ".join(f"{name}={value!r}" for name, value in added.items())
-            + " (HiGHS does not check its time limit inside those phases on a model this large)")
-    return {**native, **added}, note
+    return with_safe_options(native, LARGE_MIP_OPTIONS, is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS,
+                             f"a MIP of {nonzeros:,} nonzeros under a time limit", "HiGHS",
+                             "HiGHS does not check its time limit inside those phases on a model this large")
 
 
 def _hessian(form: StandardForm, highspy: Any) -> Any:

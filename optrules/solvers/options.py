@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from optrules.solvers.registry import OptionTable, SolverError, as_class, backend_for, spec_for
 from optrules.solvers.report import ProblemClass
 
-__all__ = ["UNIFIED", "check_unified", "check_solver_options", "native_options"]
+__all__ = ["UNIFIED", "check_unified", "check_solver_options", "native_options", "with_safe_options"]
 
 UNIFIED = ("time_limit", "mip_gap", "threads", "seed", "verbose")
 _SEED_MAX = 2**31 - 1  # HiGHS' random_seed and SCIP's randomseedshift are C ints
@@ -57,6 +57,18 @@ def check_unified(options: Mapping[str, Any] | None) -> dict[str, Any]:
     if not isinstance(opts["verbose"], bool):
         raise SolverError(f"verbose must be True or False, got {opts['verbose']!r}")
     return opts
+
+
+def with_safe_options(native: dict[str, Any], safe: Mapping[str, Any], applies: bool, what: str,
+                      solver: str, why: str) -> tuple[dict[str, Any], str]:
+    """``native`` with those of the ``safe`` options the caller did not set, when ``applies``, and the
+    report's note naming them: ``what`` the model is, ``why`` the solver needs them."""
+    added = {name: value for name, value in safe.items() if name not in native} if applies else {}
+    if not added:
+        return native, ""
+    note = (f"{what}: {solver} ran with " + ", ".join(f"{name}={value!r}" for name, value in added.items())
+            + f" ({why})")
+    return {**native, **added}, note
 
 
 def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any]:

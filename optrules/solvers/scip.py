@@ -16,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from optrules.solvers.options import with_safe_options
 from optrules.solvers.output import silenced
 from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["SCIP_WORDS", "run_scip", "scip_dual_bound", "scip_word"]
+__all__ = ["LARGE_MODEL_NONZEROS", "LARGE_MODEL_OPTIONS", "SCIP_WORDS", "limit_safe_options", "run_scip",
+           "scip_dual_bound", "scip_word"]
 
 SCIP_WORDS = {
     "optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_limit",
@@ -42,6 +44,25 @@ def scip_dual_bound(scip: Any) -> float | None:
     default, a finite float), e.g. when it stops at a solution limit before its root LP."""
     bound = finite(scip.getDualbound())
     return None if bound is None or scip.isInfinity(abs(bound)) else bound
+
+
+#: A model with at least this many constraint nonzeros is "large" for :func:`limit_safe_options`.
+#: Measured (SCIP 10 / SoPlex 8, adult, 60 s limits): the CL relaxation of cl-rr (765,480 nonzeros)
+#: overran its limit by 90 s; CL (the same matrix) and CL-bigM (1.1M) held theirs; german's (33k)
+#: never come near.
+LARGE_MODEL_NONZEROS = 500_000
+#: SoPlex's own presolve (its simplifier, which SCIP calls on every LP of a node) does not check the
+#: time limit: sampling the stack of the cl-rr fit above found it in ``SPxMainSM::multiaggregation``
+#: for 100 s of a 20 s limit; with it off, SCIP stopped at its limit.
+LARGE_MODEL_OPTIONS = {"lp/presolving": False}
+
+
+def limit_safe_options(native: dict[str, Any], nonzeros: int, limited: bool) -> tuple[dict[str, Any], str]:
+    """``native`` with :data:`LARGE_MODEL_OPTIONS` added for a large model solved under a time limit
+    (``limited``), and the note that says so; options the caller set are kept as they are."""
+    return with_safe_options(native, LARGE_MODEL_OPTIONS, limited and nonzeros >= LARGE_MODEL_NONZEROS,
+                             f"a model of {nonzeros:,} nonzeros under a time limit", "SCIP",
+                             "SoPlex's presolve does not check the time limit on a model this large")
 
 
 class _Loaded:
@@ -123,6 +144,8 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
         scip = loaded.model
         if not verbose:
             scip.hideOutput()
+        limited = native.get("limits/time") is not None or deadline is not None
+        native, safe_note = limit_safe_options(native, form.A.nnz, limited)
         scip.setParams({k: v for k, v in native.items() if k != "limits/time"})
         if warm_start:
             loaded.add_start(form.start())
@@ -143,5 +166,6 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
     bound = scip_dual_bound(scip)
     note = "" if bound is not None or termination in ("optimal", "infeasible") else \
         "SCIP had no dual bound yet (it stopped before bounding the problem)"
+    note = "; ".join(part for part in (note, safe_note) if part)
     return Outcome(termination, has_solution, objective, bound, version, note, ready - began,
                    finished - ready, limit)
