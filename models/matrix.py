@@ -21,8 +21,9 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
     """
     from pyomo.core.base.matrix_constraint import MatrixConstraint
 
-    A = sp.csr_matrix(A, dtype=float)
-    A.sum_duplicates()
+    if not (sp.issparse(A) and A.format == "csr" and A.dtype == np.float64):
+        A = sp.csr_matrix(A, dtype=float)
+    A.sum_duplicates()  # in place; a no-op on a matrix already in canonical form
     rows, cols = A.shape
     if len(x) != cols:
         raise ValueError(f"A has {cols} columns but {len(x)} variables were given")

@@ -65,6 +65,8 @@ class SetCoverMatrices:
     ``pos_rows`` / ``neg_rows`` are the instance rows of u and v; ``cover_pos`` is the (|P| x n)
     coverage of the positive rows, giving (SC1) as ``cover_pos @ x + u >= 1``; (SC2) has one row per
     pair (``pair_neg[r]``, ``pair_col[r]``): v_{pair_neg[r]} - x_{pair_col[r]} >= 0 (positions in v and x).
+    Every block is assembled as CSR straight from index arrays (no scipy conversions or stacking:
+    their fixed costs were a third of a small model's build).
     """
 
     instance: CoverInstance
@@ -82,33 +84,44 @@ class SetCoverMatrices:
     def n_x(self) -> int:
         return self.cover_pos.shape[1]
 
+    def sc1(self) -> sp.csr_matrix:
+        """(SC1) over the columns (x, u): a positive row k is its coverage of x and +1 at u_k."""
+        return self._rows_with_unit(self.cover_pos, self.n_x, self.n_x + self.pos_rows.size)
+
     def sc2(self) -> sp.csr_matrix:
         """(SC2) over the columns (v, x): +1 at v_i, -1 at x_j in each pair's row."""
-        pairs = self.pair_neg.size
-        rows = np.repeat(np.arange(pairs), 2)
-        cols = np.column_stack([self.pair_neg, self.neg_rows.size + self.pair_col]).ravel()
-        data = np.tile([1.0, -1.0], pairs)
-        return sp.csr_matrix((data, (rows, cols)), shape=(pairs, self.neg_rows.size + self.n_x))
+        pairs, n_v = self.pair_neg.size, self.neg_rows.size
+        indices = np.empty(2 * pairs, dtype=np.int64)
+        indices[0::2], indices[1::2] = self.pair_neg, n_v + self.pair_col
+        return sp.csr_matrix((np.tile([1.0, -1.0], pairs), indices, 2 * np.arange(pairs + 1, dtype=np.int64)),
+                             shape=(pairs, n_v + self.n_x))
 
     def cover_rows(self) -> sp.csr_matrix:
-        """(SC1) then (SC2) over the columns (x, u, v), assembled as one CSR matrix from index arrays
-        (no stacking of blocks): a positive row k is its coverage of x and +1 at u_k, a pair row
-        -1 at x_j and +1 at v_i."""
+        """(SC1) then (SC2) over the columns (x, u, v) as one CSR matrix: (SC2)'s pair rows are -1 at
+        x_j and +1 at v_i."""
         n_x, n_u, n_v = self.n_x, self.pos_rows.size, self.neg_rows.size
-        cover, n_pairs = self.cover_pos, self.pair_neg.size
-        n_cols = n_x + n_u + n_v
-        index = np.int32 if max(n_cols, cover.nnz + n_u + 2 * n_pairs) < 2**31 else np.int64
-        sc1_ptr = cover.indptr.astype(index) + np.arange(n_u + 1, dtype=index)  # each row gains its u entry last
-        sc1_nnz = int(sc1_ptr[-1])
-        indices = np.empty(sc1_nnz + 2 * n_pairs, dtype=index)
+        sc1 = self._rows_with_unit(self.cover_pos, n_x, n_x + n_u + n_v)
+        n_pairs = self.pair_neg.size
+        indices = np.empty(2 * n_pairs, dtype=sc1.indices.dtype)
+        indices[0::2], indices[1::2] = self.pair_col, n_x + n_u + self.pair_neg
+        indptr = np.concatenate([sc1.indptr, sc1.indptr[-1] + 2 * np.arange(1, n_pairs + 1, dtype=sc1.indptr.dtype)])
+        return sp.csr_matrix((np.concatenate([sc1.data, np.tile([-1.0, 1.0], n_pairs)]),
+                              np.concatenate([sc1.indices, indices]), indptr), shape=(n_u + n_pairs, sc1.shape[1]))
+
+    @staticmethod
+    def _rows_with_unit(cover: sp.csr_matrix, first_unit: int, n_cols: int) -> sp.csr_matrix:
+        """The rows of ``cover`` over ``n_cols`` columns, row k gaining a +1 at column first_unit + k
+        (after its own entries, which all lie before it)."""
+        n_rows = cover.shape[0]
+        index = np.int32 if max(n_cols, cover.nnz + n_rows) < 2**31 else np.int64
+        indptr = cover.indptr.astype(index) + np.arange(n_rows + 1, dtype=index)  # each row gains its unit last
+        indices = np.empty(int(indptr[-1]), dtype=index)
         data = np.ones(indices.size)
-        x_at = np.arange(cover.nnz, dtype=index) + np.repeat(np.arange(n_u, dtype=index), np.diff(cover.indptr))
-        indices[x_at], data[x_at] = cover.indices, cover.data
-        indices[sc1_ptr[1:] - 1] = n_x + np.arange(n_u, dtype=index)
-        indices[sc1_nnz::2], data[sc1_nnz::2] = self.pair_col, -1.0
-        indices[sc1_nnz + 1::2] = n_x + n_u + self.pair_neg
-        indptr = np.concatenate([sc1_ptr, sc1_nnz + 2 * np.arange(1, n_pairs + 1, dtype=index)])
-        return sp.csr_matrix((data, indices, indptr), shape=(n_u + n_pairs, n_cols))
+        own = np.ones(indices.size, dtype=bool)
+        own[indptr[1:] - 1] = False
+        indices[own], data[own] = cover.indices, cover.data
+        indices[~own] = first_unit + np.arange(n_rows, dtype=index)
+        return sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
 
     def pair_cut_rows(self, pairs: np.ndarray) -> sp.csr_matrix:
         """(SC5) of each (positive row k, negative row i) in ``pairs`` over the columns (x, u, v)."""
@@ -129,7 +142,10 @@ def matrices(instance: CoverInstance) -> SetCoverMatrices:
     coverage = instance.coverage
     pos_rows = np.flatnonzero(instance.pos_weight > 0)
     neg_rows = np.flatnonzero(instance.neg_weight > 0)
-    cover_pos = sp.csr_matrix(coverage[pos_rows], dtype=float)
+    rows, cols = np.nonzero(coverage[pos_rows])
+    indptr = np.zeros(pos_rows.size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=pos_rows.size), out=indptr[1:])
+    cover_pos = sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(pos_rows.size, coverage.shape[1]))
     pair_neg, pair_col = np.nonzero(coverage[neg_rows])
     alpha = instance.alpha
     return SetCoverMatrices(instance, pos_rows, neg_rows, cover_pos, pair_neg, pair_col,
@@ -235,8 +251,7 @@ class PyomoSetCover(SetCoverModel):
             constant=data.constant, linear_coefs=np.concatenate([data.cost_x, data.cost_u, data.cost_v]).tolist(),
             linear_vars=[*self._x, *self._u, *self._v]), sense=pyo.minimize)
         if data.pos_rows.size:
-            sc1 = sp.hstack([data.cover_pos, sp.identity(data.pos_rows.size, format="csr")], format="csr")
-            m.SC1 = matrix_constraint(sc1, [*self._x, *self._u], lower=1.0)
+            m.SC1 = matrix_constraint(data.sc1(), [*self._x, *self._u], lower=1.0)
         if data.pair_neg.size:
             m.SC2 = matrix_constraint(data.sc2(), [*self._v, *self._x], lower=0.0)
         if max_rules is not None and data.n_x:

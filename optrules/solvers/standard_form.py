@@ -122,10 +122,16 @@ class _Columns:
     def __init__(self, model: Any) -> None:
         import pyomo.environ as pyo
 
-        self.variables = list(model.component_data_objects(pyo.Var, descend_into=True))
-        self.index = {id(v): j for j, v in enumerate(self.variables)}
+        self.variables = [var for component in model.component_objects(pyo.Var, descend_into=True)
+                          for var in _members(component)]
+        self.index = dict(zip(map(id, self.variables), range(len(self.variables))))
 
     def of(self, variables: Any) -> np.ndarray:
+        variables = list(variables)
+        try:  # every variable known (the usual case): one pass in C
+            return np.fromiter(map(self.index.__getitem__, map(id, variables)), dtype=np.int64, count=len(variables))
+        except KeyError:
+            pass
         index, out = self.index, []
         for var in variables:
             j = index.get(id(var))
@@ -161,7 +167,7 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
     lower, upper = _numbers(lower, -np.inf), _numbers(upper, np.inf)
     rows = getattr(component, "_data", None)  # the row objects, in order
     rows = rows if isinstance(rows, tuple) and len(rows) == len(lower) else [component[i] for i in range(len(lower))]
-    active = np.fromiter(map(operator.attrgetter("active"), rows), dtype=bool, count=len(lower))
+    active = _flags(rows, "_active", "active")
     if not active.all():
         keep = sp.csr_matrix((data, indices, indptr), shape=(len(lower), max(int(indices.max(initial=-1)) + 1, 1)))
         keep = keep[active]
@@ -170,7 +176,18 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
     return data, indices, indptr, lower, upper, rows
 
 
+def _flags(objects: list[Any], slot: str, name: str) -> np.ndarray:
+    """A boolean attribute of every object, read from its slot (``slot``, one pass in C) where the
+    objects have it, else through the attribute ``name`` (a Pyomo property)."""
+    try:
+        values = list(map(operator.attrgetter(slot), objects))
+    except AttributeError:
+        values = list(map(operator.attrgetter(name), objects))
+    return np.array(values, dtype=bool).reshape(len(values))
+
+
 _RAW_BOUNDS = operator.attrgetter("_lb", "_ub", "_domain")
+_PLAIN = frozenset({int, float, type(None)})
 
 
 def _column_bounds(variables: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,26 +197,71 @@ def _column_bounds(variables: list[Any]) -> tuple[np.ndarray, np.ndarray, np.nda
     per variable, measured on a 596-variable set cover); a model with bounds given as parameters or
     expressions, or variables of another kind, is read through Pyomo's properties."""
     try:
-        raw = list(map(_RAW_BOUNDS, variables))
+        lbs, ubs, domains = zip(*map(_RAW_BOUNDS, variables)) if variables else ((), (), ())
     except AttributeError:
-        raw = None
-    if raw is not None and all(isinstance(b, (int, float, type(None))) for lb, ub, _ in raw for b in (lb, ub)):
-        domains: dict[int, tuple[float, float, bool]] = {}
-        for _, _, domain in raw:
-            if id(domain) not in domains:
-                low, high = domain.bounds()
-                interval = domain.get_interval()
-                domains[id(domain)] = (-np.inf if low is None else low, np.inf if high is None else high,
-                                       not (interval is not None and interval[2] == 0))
-        known = [domains[id(domain)] for _, _, domain in raw]
-        lower = np.array([-np.inf if lb is None else lb for lb, _, _ in raw], dtype=float)
-        upper = np.array([np.inf if ub is None else ub for _, ub, _ in raw], dtype=float)
-        lower = np.maximum(lower, np.array([k[0] for k in known], dtype=float))
-        upper = np.minimum(upper, np.array([k[1] for k in known], dtype=float))
-        return lower, upper, np.array([k[2] for k in known], dtype=bool)
+        lbs = None
+    if lbs is not None and set(map(type, lbs)) | set(map(type, ubs)) <= _PLAIN:
+        keys = list(map(id, domains))
+        distinct = dict(zip(keys, domains))  # one entry per domain object (Binary, Reals, ...)
+        table = np.array([_domain_bounds(domain) for domain in distinct.values()], dtype=float).reshape(-1, 3)
+        code = dict(zip(distinct, range(len(distinct))))
+        known = table[np.fromiter(map(code.__getitem__, keys), dtype=np.int64, count=len(keys))]
+        lower = np.array(lbs, dtype=float)  # None reads as NaN: no bound of its own
+        upper = np.array(ubs, dtype=float)
+        lower = np.fmax(lower, known[:, 0])  # fmax / fmin take the other value where one is NaN
+        upper = np.fmin(upper, known[:, 1])
+        return lower, upper, known[:, 2].astype(bool)
     lower = np.array([-np.inf if v.lb is None else v.lb for v in variables], dtype=float)
     upper = np.array([np.inf if v.ub is None else v.ub for v in variables], dtype=float)
     return lower, upper, np.array([not v.is_continuous() for v in variables], dtype=bool)
+
+
+def _domain_bounds(domain: Any) -> tuple[float, float, bool]:
+    """A domain's (lower, upper, integer): Binary is (0, 1, True), Reals (-inf, inf, False)."""
+    low, high = domain.bounds()
+    interval = domain.get_interval()
+    return (-np.inf if low is None else low, np.inf if high is None else high,
+            not (interval is not None and interval[2] == 0))
+
+
+def _linear_objective(expr: Any) -> tuple[float, list[Any], np.ndarray] | None:
+    """Constant, variables and coefficients of a ``LinearExpression`` whose terms are numbers times
+    variables, read from its terms (a fraction of Pyomo's standard representation, which the
+    formulations' long linear objectives would otherwise go through); None for anything else."""
+    from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+
+    if type(expr) is not LinearExpression:
+        return None
+    args = expr.args
+    if not set(map(type, args)) <= {int, float, MonomialTermExpression}:
+        return None
+    numbers = [arg for arg in args if type(arg) is not MonomialTermExpression]
+    terms = [arg._args_ for arg in args if type(arg) is MonomialTermExpression]
+    coefs, variables = (list(part) for part in zip(*terms)) if terms else ([], [])
+    if not set(map(type, coefs)) <= {int, float}:
+        return None
+    if not all(var.is_variable_type() for var in dict(zip(map(type, variables), variables)).values()):
+        return None
+    return float(sum(numbers)), variables, np.array(coefs, dtype=float)
+
+
+def _members(component: Any) -> Any:
+    """The data objects of an indexed component in the order they were made (its own dictionary,
+    read in C), or of any other component through Pyomo's ``values()``."""
+    data = getattr(component, "_data", None)
+    return data.values() if type(data) is dict and component.is_indexed() else component.values()
+
+
+def _stack(blocks: list[tuple[Any, ...]], n: int) -> sp.csr_matrix:
+    """The CSR blocks (data, column indices, row pointers, lower, ...) one below the other, as one
+    matrix of ``n`` columns: their arrays joined, the row pointers shifted (no scipy stacking)."""
+    if not blocks:
+        return sp.csr_matrix((0, n))
+    offsets = np.cumsum([0] + [len(b[0]) for b in blocks])
+    indptr = np.concatenate([[0]] + [np.asarray(b[2][1:], dtype=np.int64) + offset
+                                     for b, offset in zip(blocks, offsets)])
+    return sp.csr_matrix((np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks]),
+                          indptr), shape=(len(indptr) - 1, n))
 
 
 def compile_model(model: Any) -> StandardForm:
@@ -250,13 +312,21 @@ def _compile(model: Any) -> StandardForm:
     if len(objectives) != 1:
         raise SolverError(f"a Pyomo model needs exactly one active objective, found {len(objectives)}")
     objective = objectives[0]
-    repn = generate_standard_repn(objective.expr, quadratic=True, compute_values=True)
-    if repn.nonlinear_expr is not None:
-        raise SolverError("the objective is neither linear nor quadratic; the bulk loaders take linear and "
-                          "quadratic objectives only")
-    linear_cols = columns.of(repn.linear_vars)
-    q_i = columns.of(p[0] for p in repn.quadratic_vars)
-    q_j = columns.of(p[1] for p in repn.quadratic_vars)
+    linear = _linear_objective(objective.expr)
+    if linear is not None:
+        constant, linear_vars, linear_coefs = linear
+        q_i = q_j = np.zeros(0, dtype=np.int64)
+        q_coefs = np.zeros(0)
+    else:
+        repn = generate_standard_repn(objective.expr, quadratic=True, compute_values=True)
+        if repn.nonlinear_expr is not None:
+            raise SolverError("the objective is neither linear nor quadratic; the bulk loaders take linear and "
+                              "quadratic objectives only")
+        constant, linear_vars = float(repn.constant), repn.linear_vars
+        linear_coefs, q_coefs = np.array(repn.linear_coefs, dtype=float), np.array(repn.quadratic_coefs, dtype=float)
+        q_i = columns.of(p[0] for p in repn.quadratic_vars)
+        q_j = columns.of(p[1] for p in repn.quadratic_vars)
+    linear_cols = columns.of(linear_vars)
 
     n = len(columns.variables)
     if small_rows:
@@ -264,8 +334,7 @@ def _compile(model: Any) -> StandardForm:
                        np.cumsum([0] + [len(r[0]) for r in small_rows]),
                        np.array([r[2] for r in small_rows], dtype=float),
                        np.array([r[3] for r in small_rows], dtype=float), small_row_objects))
-    A = sp.vstack([sp.csr_matrix(b[:3], shape=(len(b[3]), n)) for b in blocks], format="csr") if blocks \
-        else sp.csr_matrix((0, n))
+    A = _stack(blocks, n)
     A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
     row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
     row_upper = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
@@ -275,13 +344,13 @@ def _compile(model: Any) -> StandardForm:
     suffix = model.component("dual")
     wants_duals = isinstance(suffix, pyo.Suffix) and suffix.active and suffix.import_enabled()
     rows = [row for b in blocks for row in b[5]] if wants_duals else []
-    for j, var in enumerate(variables):
-        if var.fixed:
-            if var.value is None:
-                raise SolverError(f"variable {var.name!r} is fixed but has no value")
-            col_lower[j] = col_upper[j] = float(var.value)
+    for j in np.flatnonzero(_flags(variables, "_fixed", "fixed")):
+        var = variables[j]
+        if var.value is None:
+            raise SolverError(f"variable {var.name!r} is fixed but has no value")
+        col_lower[j] = col_upper[j] = float(var.value)
     c = np.zeros(n)
-    np.add.at(c, linear_cols, np.array(repn.linear_coefs, dtype=float))
+    np.add.at(c, linear_cols, linear_coefs)
     return StandardForm(variables, col_lower, col_upper, integer, A, row_lower, row_upper, c,
-                        float(repn.constant), q_i, q_j, np.array(repn.quadratic_coefs, dtype=float),
-                        quadratic_rows, objective.sense == pyo.maximize, suffix if wants_duals else None, rows)
+                        constant, q_i, q_j, q_coefs, quadratic_rows, objective.sense == pyo.maximize,
+                        suffix if wants_duals else None, rows)
