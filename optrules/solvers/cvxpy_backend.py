@@ -19,7 +19,7 @@ from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.scip import limit_safe_options as scip_safe_options
-from optrules.solvers.scip import scip_dual_bound, scip_word
+from optrules.solvers.scip import NO_BOUND_NOTE, scip_dual_bound, scip_word
 
 __all__ = ["run_cvxpy"]
 
@@ -47,8 +47,7 @@ def _read_scip(raw: Any, native: dict[str, Any]) -> Reading:
     scip = raw["model"]
     has = scip.getNSols() > 0
     word, bound = scip_word(raw["scip_status"]), scip_dual_bound(scip)
-    note = "SCIP had no dual bound yet (it stopped before bounding the problem)" \
-        if bound is None and word not in ("optimal", "infeasible") else ""
+    note = NO_BOUND_NOTE if bound is None and word not in ("optimal", "infeasible") else ""
     return word, has, scip.getPrimalbound() if has else None, bound, finite(scip.getSolvingTime()), note
 
 

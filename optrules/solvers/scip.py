@@ -22,7 +22,7 @@ from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["LARGE_MODEL_NONZEROS", "LARGE_MODEL_OPTIONS", "SCIP_WORDS", "limit_safe_options", "run_scip",
+__all__ = ["LARGE_MODEL_NONZEROS", "LARGE_MODEL_OPTIONS", "NO_BOUND_NOTE", "SCIP_WORDS", "limit_safe_options", "run_scip",
            "scip_dual_bound", "scip_word"]
 
 SCIP_WORDS = {
@@ -37,6 +37,10 @@ SCIP_WORDS = {
 
 def scip_word(status: str) -> str:
     return SCIP_WORDS.get(status, f"error: SCIP status {status}")
+
+
+#: The report's note when SCIP stopped without a dual bound.
+NO_BOUND_NOTE = "SCIP had no dual bound yet (it stopped before bounding the problem)"
 
 
 def scip_dual_bound(scip: Any) -> float | None:
@@ -164,8 +168,7 @@ def run_scip(form: StandardForm, native: dict[str, Any], verbose: bool, warm_sta
         x = loaded.values()
         objective = form.objective_at(form.load(x))
     bound = scip_dual_bound(scip)
-    note = "" if bound is not None or termination in ("optimal", "infeasible") else \
-        "SCIP had no dual bound yet (it stopped before bounding the problem)"
+    note = "" if bound is not None or termination in ("optimal", "infeasible") else NO_BOUND_NOTE
     note = "; ".join(part for part in (note, safe_note) if part)
     return Outcome(termination, has_solution, objective, bound, version, note, ready - began,
                    finished - ready, limit)
