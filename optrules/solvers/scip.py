@@ -22,8 +22,8 @@ from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["LARGE_MODEL_NONZEROS", "LARGE_MODEL_OPTIONS", "NO_BOUND_NOTE", "SCIP_WORDS", "limit_safe_options", "run_scip",
-           "scip_dual_bound", "scip_word"]
+__all__ = ["LARGE_MODEL_NONZEROS", "LARGE_MODEL_OPTIONS", "NO_BOUND_NOTE", "SCIP_WORDS", "limit_safe_options",
+           "run_scip", "scip_dual_bound", "scip_word"]
 
 SCIP_WORDS = {
     "optimal": "optimal", "gaplimit": "gap_limit", "timelimit": "time_limit",
