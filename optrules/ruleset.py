@@ -458,6 +458,13 @@ class Condition:
         return " or missing" if self.missing else ""
 
 
+def _intervals_of(lows: np.ndarray, highs: np.ndarray, low_closed: np.ndarray,
+                  high_closed: np.ndarray) -> tuple[Interval, ...]:
+    """One :class:`Interval` per entry of the arrays of ends and closedness."""
+    return tuple(Interval(*ends) for ends in zip(lows.tolist(), highs.tolist(), low_closed.tolist(),
+                                                 high_closed.tolist()))
+
+
 def line_pieces(ends: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The piece of the line cut by the sorted distinct ``ends`` that holds each value.
 
@@ -471,11 +478,15 @@ def line_pieces(ends: np.ndarray, values: np.ndarray) -> np.ndarray:
     return 2 * below + on_end
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NumericCondition(Condition):
-    """``feature in I_1 or I_2 ...``: a union of disjoint intervals, kept sorted."""
+    """``feature in I_1 or I_2 ...``: a union of disjoint intervals, kept sorted.
 
-    intervals: tuple[Interval, ...] = ()
+    Two conditions are equal when they name the same feature, treat missing values alike and have
+    the same intervals (compared as arrays of ends and closedness, so a condition of thousands of
+    intervals compares and hashes without making an :class:`Interval` per interval)."""
+
+    intervals: tuple[Interval, ...]  # no class default: from_bounds leaves it to __getattr__
     kind: ClassVar[str] = "numeric"
 
     def __init__(self, feature: str, intervals: Iterable[Interval], missing: bool = False) -> None:
@@ -490,27 +501,38 @@ class NumericCondition(Condition):
     def from_bounds(cls, feature: str, lows: Any, highs: Any, low_closed: Any, high_closed: Any,
                     missing: bool = False) -> NumericCondition:
         """``feature in I_1 or I_2 ...`` with ``I_k`` from the k-th entry of each array of interval ends
-        and closedness: the same condition as the constructor gives for those intervals, built
-        without sorting them when the low ends already increase (a LIBRE rule decoded on finely
-        binned data has thousands of intervals). Its arrays are kept for :meth:`ends` and
-        :meth:`membership`."""
+        and closedness: the same condition as the constructor gives for those intervals. When the low
+        ends already increase (a LIBRE rule decoded on finely binned data has thousands of intervals,
+        in order) the arrays are kept as they are and the :class:`Interval` objects are made only if
+        ``intervals`` is read."""
         lows, highs = np.asarray(lows, dtype=float).reshape(-1), np.asarray(highs, dtype=float).reshape(-1)
         if highs.shape != lows.shape:
             raise ValueError(f"{lows.size} low ends for {highs.size} high ends")
         if not lows.size:
             raise ValueError(f"numeric condition on {feature!r} needs at least one interval")
+        if np.isnan(lows).any() or np.isnan(highs).any():
+            raise ValueError("interval ends must not be NaN")
+        empty = np.flatnonzero(lows > highs)
+        if empty.size:
+            raise ValueError(f"empty interval: low {lows[empty[0]]} > high {highs[empty[0]]}")
         low_closed = np.array(np.broadcast_to(np.asarray(low_closed, dtype=bool), lows.shape))
         high_closed = np.array(np.broadcast_to(np.asarray(high_closed, dtype=bool), lows.shape))
-        intervals = tuple(Interval(*ends) for ends in zip(lows.tolist(), highs.tolist(), low_closed.tolist(),
-                                                          high_closed.tolist()))
         if not np.all(lows[1:] > lows[:-1]):  # not in the constructor's order: let it sort
-            return cls(feature, intervals, missing)
+            return cls(feature, _intervals_of(lows, highs, low_closed, high_closed), missing)
         condition = cls.__new__(cls)
         object.__setattr__(condition, "feature", str(feature))
         object.__setattr__(condition, "missing", bool(missing))
-        object.__setattr__(condition, "intervals", intervals)
         object.__setattr__(condition, "_bounds", (lows, highs, low_closed, high_closed))
         return condition
+
+    def __getattr__(self, name: str) -> Any:
+        # ``intervals`` of a condition made by from_bounds: its Interval objects, made on first use
+        bounds = self.__dict__.get("_bounds")
+        if name != "intervals" or bounds is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        intervals = _intervals_of(*bounds)
+        object.__setattr__(self, "intervals", intervals)
+        return intervals
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The intervals' low ends, high ends, low and high closedness as arrays (computed once)."""
@@ -523,12 +545,19 @@ class NumericCondition(Condition):
             object.__setattr__(self, "_bounds", bounds)
         return bounds
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.feature == other.feature and self.missing == other.missing
+                and all(np.array_equal(a, b) for a, b in zip(self._arrays(), other._arrays())))
+
     def __hash__(self) -> int:
         # A few intervals stand for all of them: equal conditions still hash equal, and a condition
-        # of thousands of intervals (a LIBRE rule on finely binned data) hashes in constant time.
-        middle = self.intervals[len(self.intervals) // 2]
-        return hash((self.feature, self.missing, len(self.intervals), self.intervals[0], middle,
-                     self.intervals[-1]))
+        # of thousands of intervals hashes in constant time.
+        lows, highs, low_closed, high_closed = self._arrays()
+        picks = (0, lows.size // 2, lows.size - 1)
+        return hash((self.feature, self.missing, lows.size,
+                     tuple((float(lows[k]), float(highs[k]), bool(low_closed[k]), bool(high_closed[k])) for k in picks)))
 
     def ends(self) -> np.ndarray:
         """The distinct interval ends, sorted."""
