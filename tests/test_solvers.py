@@ -1130,3 +1130,42 @@ def test_compiled_column_bounds_equal_pyomo_s_own_for_every_kind_of_bound() -> N
     np.testing.assert_array_equal(lower[:-1], expected[0])
     np.testing.assert_array_equal(integer, [*expected[2], False])
 
+
+def test_a_compiled_objective_equals_pyomo_s_standard_representation() -> None:
+    """The objective read from a LinearExpression's terms (the fast path) and through Pyomo's standard
+    representation (every other objective) agree: the same coefficient per free column and the same
+    value at any point, with a constant, a variable listed twice, a fixed variable, a parameter
+    coefficient and a quadratic term."""
+    from pyomo.core.expr.numeric_expr import LinearExpression
+    from pyomo.repn import generate_standard_repn
+
+    from optrules.solvers.standard_form import compile_model
+
+    objectives = {
+        "linear expression": lambda m: LinearExpression(constant=2.0, linear_coefs=[1.0, -2.0, 3.0, 4.0, 0.5],
+                                                        linear_vars=[m.x[0], m.x[1], m.x[0], m.x[3], m.x[2]]),
+        "parameter coefficient": lambda m: m.p * m.x[0] + m.x[1] + 1.0,
+        "quadratic": lambda m: m.x[0] * m.x[1] + 2 * m.x[2] - 1.0,
+    }
+    point = [0.3, 0.6, 0.9, 0.5]  # x[3] is fixed at 0.5
+    for name, objective in objectives.items():
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(range(4), bounds=(0, 1))
+        m.p = pyo.Param(initialize=1.5, mutable=True)
+        m.x[3].fix(0.5)
+        m.row = matrix_constraint(np.ones((1, 4)), list(m.x.values()), upper=3.0)
+        m.obj = pyo.Objective(expr=objective(m))
+        form = compile_model(m)
+        repn = generate_standard_repn(m.obj.expr, quadratic=True, compute_values=True)
+        column = {id(var): j for j, var in enumerate(form.variables)}
+        expected = np.zeros(form.n_cols)
+        for var, coef in zip(repn.linear_vars, repn.linear_coefs):
+            expected[column[id(var)]] += coef
+        free = [j for j, var in enumerate(form.variables) if not var.fixed]
+        np.testing.assert_allclose(form.c[free], expected[free], err_msg=name)
+        for var, value in zip(m.x.values(), point):
+            if not var.fixed:
+                var.set_value(value)
+        x = np.array([var.value for var in form.variables])
+        assert form.objective_at(x) == pytest.approx(pyo.value(m.obj)), name
+
