@@ -71,6 +71,23 @@ def test_reduction_preserves_every_selection_value(instance):
     assert best_small == pytest.approx(brute_force(instance), abs=1e-9)
 
 
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(instances(max_rows=40, max_cols=10))
+def test_a_reduction_stopped_at_its_deadline_is_still_exact(instance):
+    """A dominance test cut short (a deadline already passed: one block of columns, then stop) marks a
+    subset of what the whole test marks, and the reduced instance keeps the optimum."""
+    from optrules.cover import _dominated
+
+    pos, neg = instance.pos_weight, instance.neg_weight
+    full = _dominated(instance.coverage, pos, neg, instance.cost, chunk=2)
+    cut = _dominated(instance.coverage, pos, neg, instance.cost, chunk=2, deadline=time.perf_counter() - 1)
+    assert not (cut & ~full).any() and not cut[2:].any()
+    reduced = instance.reduce(deadline=time.perf_counter() - 1)
+    small = reduced.instance
+    best_small = brute_force(small) if small.n_candidates else small.constant
+    assert best_small == pytest.approx(brute_force(instance), abs=1e-9)
+
+
 def test_reduction_merges_rows_and_drops_dominated_columns():
     coverage = np.array([[1, 1, 0], [1, 1, 0], [1, 0, 1], [0, 0, 1]], dtype=bool)
     is_positive = np.array([True, True, True, False])

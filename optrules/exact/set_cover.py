@@ -33,13 +33,15 @@ from optrules.models import set_cover as model
 from optrules.solvers import ProblemClass, SolveReport, Status, relative_gap, solve
 from optrules.solvers.options import check_unified
 
-__all__ = ["CUT_SHARE", "SetCoverResult", "solve_set_cover", "violated_pairs"]
+__all__ = ["CUT_SHARE", "REDUCE_SHARE", "SetCoverResult", "solve_set_cover", "violated_pairs"]
 
 #: Separation multiplies a (positive rows x candidates) by a (candidates x negative rows) matrix per
 #: round; above this many multiply-adds we skip the cut rounds and solve (SC0)-(SC4) directly.
 SEPARATION_WORK_LIMIT = 2e10
 #: The cut rounds stop once they have used this share of the time left when they began.
 CUT_SHARE = 0.5
+#: The reduction's dominance test (optional work: it only shrinks the model) stops at this share of the budget.
+REDUCE_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,7 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
     budget = TimeBudget(options.pop("time_limit", None))
     problem = model.problem_class(relax)
     with budget.stage("build"):
-        reduced = instance.reduce()
+        reduced = instance.reduce(deadline=budget.share(REDUCE_SHARE))
         small = reduced.instance
         small_size = None if size is None else np.asarray(size)[reduced.columns]
         start = greedy_cover(small, max_rules=max_rules, size=small_size)  # the MIP start
