@@ -7,32 +7,56 @@ stratified splits with the training sizes of Table 1 (german 700, australian 500
 ``kind = "splits"`` protocol with a per-dataset ``train_size``: scikit-learn's
 ``StratifiedShuffleSplit(splits, train_size=..., random_state=0)``. They differ from those of the
 previous version of this script (``train_test_split(..., stratify=y, random_state=s)`` for split s)
-except split 0, which ``train_test_split`` draws with the same splitter and seed; the randomised
-strategies' seeds differ too (the runner gives split k the seed
-``SeedSequence([0, k])``, not k). C is chosen on the training data only (``C="cv"``:
-``optrules.estimators.clsvm.C_GRID`` by 3-fold inner CV accuracy; for ``clm`` the inner runs use ``svm-c``, its
-warm start). L = 2 clusters per feature, 10 randomized roundings (cl-rr, clm-rr). car_evaluation is
-binarised as in the paper (30/70): ``unacc`` against the rest, in a CSV the script writes next to the
-runs, so that the splits are stratified on the paper's two classes.
+except split 0, which ``train_test_split`` draws with the same splitter and seed. C is chosen on
+the training data only (``C="cv"``: ``optrules.estimators.clsvm.C_GRID`` by 3-fold inner CV accuracy;
+for ``clm`` the inner runs use ``svm-c``, its warm start). L = 2 clusters per feature, 10 randomized
+roundings (cl-rr, clm-rr). car_evaluation is binarised as in the paper (30/70): ``unacc`` against the
+rest, in a CSV the script writes next to the runs, so that the splits are stratified on the paper's
+two classes.
 
-Every dataset is one run of :func:`optrules.experiments.run` into ``RUNS/<dataset>/`` (``--runs``,
-default ``benchmarks/results/clsvm_paper_runs``) with ``resume=True``: every finished fit is in
-``RUNS/<dataset>/results.jsonl`` at once, so an interrupted run resumes where it stopped. ``clm`` and
-``cl-rr`` fits run isolated, each in a child process with a timeout (SCIP's heuristics aborted the
-process or hung on the 5,000-row MIQPs; clm's ``--clm-time-limit`` bounds its whole fit, the inner CV
-over C and the bound QPs included, docs/methods/clsvm.md "Time limit"), and a fit that crashes, times out or raises is a row with
-its status and error text (``on_error = "record"``). The methods are listed longest first (clm, cl-rr,
+Seeds: ``--seeds`` (default 0-4) refits every strategy whose fit draws random numbers with
+``random_state`` = each seed on the same splits; every figure is then the mean over the seeds and
+the splits. With ``C="cv"`` every strategy draws them: the inner CV's folds, and so the C chosen,
+come from ``random_state``, and cl-rr and clm-rr round randomly besides
+(``optrules.exact.clsvm.ROUNDING_STRATEGIES``). svm-o, svm-c and clm at a fixed C give the same
+scorecard for every seed; a strategy the seed does not change (``seeded``) is fitted once, under the
+first seed, and its spread over the seeds is reported as 0 (deterministic).
+
+Every dataset and seed is one run of :func:`optrules.experiments.run` into
+``RUNS/<dataset>/seed-<seed>/`` (``--runs``, default ``benchmarks/results/clsvm_paper_runs``) with
+``resume=True``: every finished fit is in its ``results.jsonl`` at once, so an interrupted run
+resumes where it stopped. ``clm`` and ``cl-rr`` fits run isolated, each in a child process with a
+timeout (SCIP's heuristics aborted the process or hung on the 5,000-row MIQPs; clm's
+``--clm-time-limit`` bounds its whole fit, the inner CV over C and the bound QPs included,
+docs/methods/clsvm.md "Time limit"), and a fit that crashes, times out or raises is a row with its
+status and error text (``on_error = "record"``). The methods are listed longest first (clm, cl-rr,
 ...) so that the two workers finish together. The figures come from the result table: accuracy,
-``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``), ``fit_seconds``, the exact part's
-``status``, ``objective``, ``bound``, ``gap``, ``fallback`` and stage seconds, and the ``meta.*``
-columns (C chosen, cl-rr's relaxation solver; for clm the MIQP's termination and own objective,
-SVM_C's objective, the convex lower bound LB and the largest M_j). Result tables written before those
-columns existed are read with the figures of their ``meta.*`` columns of the time.
+balanced accuracy and F1, ``complexity`` (the CLSVM's ``Ruleset.meta["complexity"]``),
+``fit_seconds``, the exact part's ``status``, ``objective``, ``bound``, ``gap``, ``fallback`` and
+stage seconds, and the ``meta.*`` columns (C chosen, cl-rr's relaxation solver; for clm the MIQP's
+termination and own objective, SVM_C's objective, the convex lower bound LB and the largest M_j).
+Result tables written before those columns existed are read with the figures of their ``meta.*``
+columns of the time. A dataset run before the script had seeds (``RUNS/<dataset>/results.csv``, no
+``seed-*`` directory) is read as one seed: its strategies had the runner's ``random_state``, a
+different one per split (``SeedSequence([0, split])``), and the report names those rows.
 
 The markdown report (``--out``) is rebuilt from the ``results.csv`` of every dataset under RUNS (a
-dataset appears once its run completed): the paper's values beside ours, accuracy and complexity
-(mean, sample std, median over splits), and for ``clm`` each split's status, objective, bound and gap
-against SVM_C's objective, then the acceptance checks of issue 4.
+dataset appears once a run of it completed; ``--report-only`` rebuilds it without fitting): the
+paper's values beside ours, accuracy and complexity (mean, sample std over the splits averaged over
+the seeds, median over the splits of the seed means, and the sample std of the per-seed means), for
+``clm`` each fit's status, objective, bound and gap against SVM_C's objective, then the acceptance.
+Beside every row, on the same test splits: the accuracy of predicting the training split's majority
+(positive vs rest) and the F1 of predicting every row positive (``benchmarks/acceptance.py``,
+recomputed from the data and the runner's seeded splits, which the report checks against the stored
+training and test sizes of every split), the strategy's F1, and its balanced accuracy with its
+standard error over the splits (the seeds averaged per split first).
+
+Acceptance per row: the checks of issue 4 that apply to it (SVM_O accuracy within 2 points of Table
+2 on german, australian and car_evaluation; the complexity of every clustering strategy below SVM_O's
+on german and australian and not above it elsewhere; clm's final objective never worse than SVM_C's
+on the same split) and, on every row, balanced accuracy above 0.5 by more than its standard error
+(``acceptance.beyond_prior``): a scorecard that predicts one class everywhere fails whatever its
+accuracy.
 
 Other data: ``--datasets`` also takes CSV files (paths, or names of files in ``--data-dir``) with a
 ``manifest.json`` beside them (``benchmarks/paper_data.py``). The protocol needs each one's training
@@ -44,30 +68,36 @@ numeric columns numbers). Its label column is ``"label"`` (default ``class``) an
 ``NAME=VALUE`` pairs) overrides the positive class of any dataset. Datasets without paper values are
 reported with "-" in the paper columns.
 
-The runner shows a progress bar over the fits on a terminal; a rerun resumes every dataset from
-its ``results.jsonl`` (``--rerun`` starts its log over).
+The runner shows a progress bar over the fits on a terminal; a rerun resumes every dataset and seed
+from its ``results.jsonl`` (``--rerun`` starts its log over).
 
     python benchmarks/clsvm_paper.py [--datasets german australian | data.csv] [--splits 10] \\
-        [--strategies svm-o svm-c cl-rr clm-rr clm] [--clm-time-limit 300] [--jobs 2] [--report-only]
-        [--data-dir DIR] [--positive VALUE | NAME=VALUE ...] [--rerun]
+        [--strategies svm-o svm-c cl-rr clm-rr clm] [--seeds 0 1 2 3 4] [--clm-time-limit 300] [--jobs 2]
+        [--report-only] [--data-dir DIR] [--positive VALUE | NAME=VALUE ...] [--rerun]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import optrules
+from optrules.exact.clsvm import ROUNDING_STRATEGIES
 from optrules.experiments import run
+from optrules.experiments.config import ConfigError
 
 sys.path.insert(0, str(Path(__file__).parent))
+from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
+                        seed_spread, standard_error, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_data_arguments, check_positive, csv_dataset, parse_positive,  # noqa: E402
                         positive_of)
@@ -90,8 +120,13 @@ CLM_TIMEOUT_FACTOR, CLM_TIMEOUT_MARGIN = 2.0, 300.0
 META = ["C", "relaxation_solver"]
 CLM_META = ["termination", "model_objective", "start_objective", "lower_bound", "big_m_max", "fallback_reason",
             "cv_folds", "cv_seconds", "bound_qps", "bound_qps_planned", "bound_qps_solved", "bound_seconds"]
-#: the acceptance point of issue 4 on SVM_O's accuracy (points of %)
+#: the acceptance point of issue 4 on SVM_O's accuracy (points of %), on these datasets
 SVM_O_TOLERANCE = 2.0
+SVM_O_CHECKED = ("german", "australian", "car_evaluation")
+#: issue 4: every clustering strategy's complexity below SVM_O's on these datasets, not above it elsewhere
+STRICTLY_SIMPLER = ("german", "australian")
+#: the learner's seeds (random_state): every figure is a mean over them, the splits fixed
+SEEDS = (0, 1, 2, 3, 4)
 
 #: Tables 2-5: (accuracy mean, std, median, complexity mean, std, median) in %
 PAPER = {
@@ -163,7 +198,8 @@ def method_entry(strategy: str, clm_time_limit: float) -> dict[str, Any]:
 
 def experiment(dataset: dict[str, Any], splits: int, strategies: list[str], clm_time_limit: float,
                jobs: int) -> dict[str, Any]:
-    """The configuration of one dataset's run (``dataset``: its runner entry, ``dataset_entry``)."""
+    """The configuration of one dataset's run (``dataset``: its runner entry, ``dataset_entry``), before
+    the seeds are set (``seed_configs``)."""
     return {
         "title": f"CLSVM strategies on {dataset['name']} (Carrizosa et al., Tables 2-5)",
         "protocol": {"kind": "splits", "repeats": splits, "seed": 0},
@@ -172,6 +208,18 @@ def experiment(dataset: dict[str, Any], splits: int, strategies: list[str], clm_
         "meta": META,
         "parallel": {"backend": "loky", "jobs": jobs, "on_error": "record"},
     }
+
+
+def seeded(method: Mapping[str, Any]) -> bool:
+    """Whether a strategy's fit depends on its ``random_state``: the randomized roundings always, and
+    every strategy whose C is chosen by inner cross-validation (``C="cv"`` draws the inner folds from
+    it). svm-o, svm-c and clm at a fixed C give the same scorecard for every seed."""
+    return method["name"] in ROUNDING_STRATEGIES or method.get("params", {}).get("C") == "cv"
+
+
+def seed_directory(runs: Path, name: str, seed: int) -> Path:
+    """Where the runner writes dataset ``name``'s run under ``seed``."""
+    return runs / name / f"seed-{seed}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,21 +247,78 @@ def _current_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Every completed dataset run under ``runs``: the rows (datasets in Table 1's order, then the
-    others by name) and each dataset's clm time limit (from its resolved configuration)."""
-    frames, limits = [], {}
+@dataclass(frozen=True)
+class Stored:
+    """What the report needs of one dataset's runs besides their rows: clm's time limit, the
+    strategies the seed does not change, the seeds run (None: one run made before the script had
+    seeds), and the trivial models' scores on its splits (None when the splits could not be
+    recomputed, ``trivial_note`` saying why)."""
+
+    clm_limit: float | None
+    deterministic: frozenset[str]
+    seeds: tuple[int, ...] | None
+    trivial: dict[str, float] | None
+    trivial_note: str
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    return _current_columns(pd.read_csv(path, dtype={"solver": object, "status": object, "error": object}))
+
+
+def stored_config(directory: Path, runs: Path) -> dict[str, Any]:
+    """The resolved configuration of the run in ``directory``, its CSV datasets read from
+    ``runs/data/`` when the path it names is gone (the runs were made in another checkout)."""
+    config = json.loads((directory / "config.json").read_text())
+    for dataset in config["datasets"]:
+        if "path" in dataset and not Path(dataset["path"]).is_file():
+            moved = runs / "data" / Path(dataset["path"]).name
+            if moved.is_file():
+                dataset["path"] = str(moved.resolve())
+    return config
+
+
+def trivial_of(config: dict[str, Any], name: str, results: pd.DataFrame) -> tuple[dict[str, float] | None, str]:
+    """The trivial models' scores on dataset ``name``'s splits, recomputed from the data and the
+    runner's seeded splits of ``config``, provided every split has the training and test sizes
+    ``results`` stored for it; else None and the reason."""
+    try:
+        splits = runner_splits(config, name)
+    except (ConfigError, OSError) as error:  # the data cannot be read any more
+        return None, f"the data cannot be read again: {error}"
+    stored = results.groupby("fold")[["n_train", "n_test"]].first().astype(int)
+    recomputed = {fold: (len(train), len(test)) for fold, (train, test) in enumerate(splits.folds)}
+    if any(recomputed.get(fold) != (row.n_train, row.n_test) for fold, row in stored.iterrows()):
+        return None, "the recomputed splits do not have the stored training and test sizes"
+    folds = [splits.folds[fold] for fold in stored.index]
+    return trivial_scores(splits.labels, folds, splits.positive), ""
+
+
+def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, Stored]]:
+    """Every completed dataset run under ``runs``, with a ``seed`` column (empty for a run made
+    before the script had seeds): the rows (datasets in Table 1's order, then the others by name),
+    and what the report needs besides them per dataset (``Stored``). A dataset with runs of its own
+    seeds (``seed-*``) is read from those only."""
+    frames, stored = [], {}
     others = sorted(d.name for d in runs.glob("*") if d.is_dir() and d.name not in TRAIN_SIZE) if runs.is_dir() else []
     for name in [*TRAIN_SIZE, *others]:
-        table, config = runs / name / "results.csv", runs / name / "config.json"
-        if not table.is_file():
+        seeded_runs = sorted((int(d.name.removeprefix("seed-")), d) for d in (runs / name).glob("seed-*")
+                             if (d / "results.csv").is_file())
+        if seeded_runs:
+            table = pd.concat([_read_table(d / "results.csv").assign(seed=seed) for seed, d in seeded_runs],
+                              ignore_index=True)
+            seeds, first = tuple(seed for seed, _ in seeded_runs), seeded_runs[0][1]
+        elif (runs / name / "results.csv").is_file():
+            table, seeds, first = _read_table(runs / name / "results.csv").assign(seed=pd.NA), None, runs / name
+        else:
             continue
-        frames.append(_current_columns(pd.read_csv(table, dtype={"solver": object, "status": object,
-                                                                  "error": object})))
-        for method in json.loads(config.read_text())["methods"]:
-            if method["name"] == "clm":
-                limits[name] = float(method["solver_options"]["time_limit"])
-    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), limits
+        table["seed"] = table["seed"].astype("Int64")
+        config = stored_config(first, runs)
+        limits = [float(m["solver_options"]["time_limit"]) for m in config["methods"] if m["name"] == "clm"]
+        trivial, note = trivial_of(config, name, table)
+        stored[name] = Stored(limits[0] if limits else None,
+                              frozenset(m["label"] for m in config["methods"] if not seeded(m)), seeds, trivial, note)
+        frames.append(table)
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), stored
 
 
 def succeeded(results: pd.DataFrame) -> pd.DataFrame:
@@ -221,35 +326,78 @@ def succeeded(results: pd.DataFrame) -> pd.DataFrame:
     return results[~failed]
 
 
-def stats(values: pd.Series) -> tuple[float, float, float]:
-    values = list(values)
-    if not values:
+def figures(rows: pd.DataFrame, column: str, scale: float = 1.0) -> tuple[float, float, float]:
+    """Mean over seeds and splits, sample std over the splits (averaged over the seeds) and median
+    over the splits of the seed means of ``column`` times ``scale`` (NaN without rows)."""
+    if rows.empty:
         return (float("nan"),) * 3
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return statistics.mean(values), std, statistics.median(values)
+    scaled = rows.assign(**{column: scale * rows[column].astype(float)})
+    mean, split_sd, _ = mean_spread(scaled, column)
+    return mean, 0.0 if np.isnan(split_sd) else split_sd, float(np.median(fold_means(scaled, column)))
 
 
-def summary_rows(results: pd.DataFrame) -> list[dict]:
+def C_counts(values: pd.Series) -> str:
+    """The C chosen over the fits, as "C: fits" from the most often chosen."""
+    return ", ".join(f"{C:g}: {n}" for C, n in values.value_counts().items())
+
+
+def seeds_cell(rows: pd.DataFrame, strategy: str, info: Stored) -> str:
+    if strategy in info.deterministic:
+        return "1 (deterministic)"
+    if info.seeds is None:
+        return "1 (runner's per-split seeds)"
+    return str(rows["seed"].nunique())
+
+
+def row_checks(name: str, strategy: str, rows: pd.DataFrame, svm_o: pd.DataFrame) -> list[tuple[str, bool]]:
+    """The acceptance checks of one (dataset, strategy) row of successful fits ``rows`` (``svm_o``: the
+    same dataset's svm-o rows): those of issue 4 that apply to it, then balanced accuracy beyond the
+    class prior."""
+    checks = []
+    if strategy == "svm-o" and name in SVM_O_CHECKED:
+        paper = PAPER["svm-o"][PAPER_NAME[name]][0]
+        checks.append(("accuracy", abs(100 * rows["accuracy"].mean() - paper) <= SVM_O_TOLERANCE))
+    if strategy != "svm-o" and not svm_o.empty:
+        ours, reference = rows["complexity"].mean(), svm_o["complexity"].mean()
+        checks.append(("complexity", ours < reference if name in STRICTLY_SIMPLER else ours <= reference))
+    if strategy == "clm":
+        checks.append(("objective vs SVM_C", bool((rows["objective"] <= rows["meta.start_objective"] + 1e-7).all())))
+    checks.append(("balanced accuracy", beyond_prior(fold_means(rows, "balanced_accuracy"))[2]))
+    return checks
+
+
+def summary_rows(results: pd.DataFrame, stored: dict[str, Stored]) -> list[dict]:
     rows = []
+    ok = succeeded(results)
     for name in dict.fromkeys(results["dataset"]):
+        info = stored[name]
+        trivial = info.trivial or {}
+        svm_o = ok[(ok["dataset"] == name) & (ok["method"] == "svm-o")]
         for strategy in STRATEGIES:
             every = results[(results["dataset"] == name) & (results["method"] == strategy)]
-            mine = succeeded(every).sort_values("fold")
+            mine = succeeded(every)
             if every.empty:
                 continue
             failed = len(every) - len(mine)
-            accuracy, complexity = stats(100 * mine["accuracy"]), stats(mine["complexity"])
+            accuracy, complexity = figures(mine, "accuracy", 100.0), figures(mine, "complexity")
+            balanced, balanced_se = (beyond_prior(fold_means(mine, "balanced_accuracy"))[:2] if len(mine)
+                                     else (float("nan"), float("nan")))
             paper = PAPER[strategy].get(PAPER_NAME.get(name))
             rows.append({
-                "dataset": name, "strategy": strategy,
-                "splits": f"{len(mine)}" + (f" (+{failed} failed)" if failed else ""),
+                "dataset": name, "strategy": strategy, "seeds": seeds_cell(mine, strategy, info),
+                "splits": f"{mine['fold'].nunique()}" + (f" (+{failed} failed fits)" if failed else ""),
                 "acc mean": accuracy[0], "acc std": accuracy[1], "acc med": accuracy[2],
+                "acc [seeds]": seed_spread(mine, "accuracy", strategy in info.deterministic, 100.0, 2),
                 "paper acc (mean/std/med)": "-" if paper is None else f"{paper[0]:.2f} / {paper[1]:.2f} / {paper[2]:.2f}",
+                "majority acc": 100 * trivial.get("majority accuracy", float("nan")),
+                "balanced acc (SE)": f"{100 * balanced:.2f} ({100 * balanced_se:.2f})",
+                "F1": mine["f1"].mean(), "all-positive F1": trivial.get("all-positive F1", float("nan")),
                 "cx mean": complexity[0], "cx std": complexity[1], "cx med": complexity[2],
                 "paper cx (mean/std/med)": "-" if paper is None else f"{paper[3]:.2f} / {paper[4]:.2f} / {paper[5]:.2f}",
-                "C chosen": ", ".join(f"{c:g}" for c in mine["meta.C"]),
+                "C chosen": C_counts(mine["meta.C"]),
                 "fit s": mine["fit_seconds"].mean(), "build s": mine["build_seconds"].mean(),
                 "solve s": mine["solve_seconds"].mean(),
+                "acceptance": verdict_of(row_checks(name, strategy, mine, svm_o)) if len(mine) else "FAIL (no fit)",
             })
     return rows
 
@@ -258,13 +406,21 @@ def _number(value: Any) -> float:
     return float("nan") if value is None or pd.isna(value) else float(value)
 
 
-def clm_rows(results: pd.DataFrame, limits: dict[str, float]) -> list[dict]:
+def _seed(value: Any) -> str:
+    return "-" if pd.isna(value) else str(int(value))
+
+
+def clm_rows(results: pd.DataFrame, stored: dict[str, Stored]) -> list[dict]:
     rows = []
-    for _, r in results[results["method"] == "clm"].iterrows():
+    order = {name: k for k, name in enumerate(dict.fromkeys(results["dataset"]))}  # the datasets' order
+    fits = results[results["method"] == "clm"].sort_values(
+        ["dataset", "fold", "seed"], key=lambda column: column.map(order) if column.name == "dataset" else column)
+    for _, r in fits.iterrows():
         failed = r["status"] in ("error", "crashed", "timeout")
         not_worse = "-" if failed else bool(r["objective"] <= r["meta.start_objective"] + 1e-7)
-        rows.append({"dataset": r["dataset"], "split": int(r["fold"]), "C": _number(r["meta.C"]),
-                     "limit s": limits.get(r["dataset"], float("nan")),
+        limit = stored[r["dataset"]].clm_limit
+        rows.append({"dataset": r["dataset"], "split": int(r["fold"]), "seed": _seed(r["seed"]),
+                     "C": _number(r["meta.C"]), "limit s": float("nan") if limit is None else limit,
                      "status": r["status"], "termination": "-" if failed else r["meta.termination"],
                      "fallback": "-" if failed or pd.isna(r["fallback"]) else r["fallback"],
                      "MIQP objective": _number(r["meta.model_objective"]), "objective": _number(r["objective"]),
@@ -290,27 +446,34 @@ def stage_cells(r: pd.Series) -> dict[str, Any]:
 
 def failure_rows(results: pd.DataFrame) -> list[dict]:
     failed = results[~results.index.isin(succeeded(results).index)]
-    return [{"dataset": r["dataset"], "strategy": r["method"], "split": int(r["fold"]), "status": r["status"],
-             "seconds": _number(r["fit_seconds"]), "error": str(r["error"])[:300].replace("|", "/").replace("\n", " ")}
+    return [{"dataset": r["dataset"], "strategy": r["method"], "split": int(r["fold"]), "seed": _seed(r["seed"]),
+             "status": r["status"], "seconds": _number(r["fit_seconds"]),
+             "error": str(r["error"])[:300].replace("|", "/").replace("\n", " ")}
             for _, r in failed.iterrows()]
 
 
-def acceptance(results: pd.DataFrame, limits: dict[str, float]) -> str:
-    lines = []
+def acceptance(results: pd.DataFrame, summary: list[dict], stored: dict[str, Stored]) -> str:
+    """The verdict of every row, then the figures behind issue 4's checks."""
+    lines = [f"- {r['dataset']} / {r['strategy']}: {r['acceptance']} (accuracy {r['acc mean']:.2f}, paper "
+             f"{r['paper acc (mean/std/med)'].split(' / ')[0]}; balanced accuracy {r['balanced acc (SE)']})"
+             for r in summary]
+    passed = sum(r["acceptance"] == "pass" for r in summary)
+    lines.insert(0, f"{passed} of {len(summary)} rows pass.\n")
     ok = succeeded(results)
 
     def of(name: str, strategy: str) -> pd.DataFrame:
         return ok[(ok["dataset"] == name) & (ok["method"] == strategy)]
 
-    for name in ("german", "australian", "car_evaluation"):
+    lines.append("")
+    for name in SVM_O_CHECKED:
         mine = of(name, "svm-o")
         if mine.empty:
             continue
         ours, paper = 100 * mine["accuracy"].mean(), PAPER["svm-o"][PAPER_NAME[name]][0]
-        error = 100 * mine["accuracy"].std(ddof=1) / len(mine) ** 0.5 if len(mine) > 1 else float("nan")
+        error = 100 * standard_error(fold_means(mine, "accuracy"))
         verdict = "within" if abs(ours - paper) <= SVM_O_TOLERANCE else "NOT within"
-        lines.append(f"- SVM_O accuracy on {name}: {ours:.2f} (standard error {error:.2f}, {len(mine)} splits) "
-                     f"vs the paper's {paper:.2f}: {verdict} {SVM_O_TOLERANCE:g} points")
+        lines.append(f"- SVM_O accuracy on {name}: {ours:.2f} (standard error {error:.2f} over "
+                     f"{mine['fold'].nunique()} splits) vs the paper's {paper:.2f}: {verdict} {SVM_O_TOLERANCE:g} points")
     for name in dict.fromkeys(results["dataset"]):
         base = of(name, "svm-o")
         if base.empty:
@@ -323,36 +486,77 @@ def acceptance(results: pd.DataFrame, limits: dict[str, float]) -> str:
             value = mine["complexity"].mean()
             relation = "below" if value < reference else ("equal to" if value == reference else "ABOVE")
             lines.append(f"- complexity of {strategy} on {name}: {value:.2f} {relation} SVM_O's {reference:.2f}")
-    for r in clm_rows(results, limits):
-        head = f"- clm on {r['dataset']} split {r['split']} (limit {r['limit s']:g} s): {r['status']}"
-        if r["clm <= SVM_C"] == "-":
-            lines.append(head)
+    clm = clm_rows(results, stored)
+    for name in dict.fromkeys(results["dataset"]):
+        fits = [r for r in clm if r["dataset"] == name]
+        if not fits:
             continue
-        gap = r["gap %"]
-        lines.append(f"{head}, objective {r['objective']:.6g}, bound {r['bound']:.6g}, gap {gap:.3f}%; "
-                     f"final objective {'not worse' if r['clm <= SVM_C'] else 'WORSE'} than SVM_C's")
+        solved = [r for r in fits if r["clm <= SVM_C"] != "-"]
+        statuses = pd.Series([r["status"] for r in fits]).value_counts()
+        worse = sum(not r["clm <= SVM_C"] for r in solved)
+        gaps = [r["gap %"] for r in solved if r["gap %"] == r["gap %"]]
+        limit = stored[name].clm_limit
+        lines.append(f"- clm on {name} (limit {limit:g} s): {len(fits)} fits, "
+                     + ", ".join(f"{n} {status}" for status, n in statuses.items())
+                     + (f"; gap {min(gaps):.3f}-{max(gaps):.3f}%" if gaps else "")
+                     + f"; final objective worse than SVM_C's on {worse} of {len(solved)}")
     return "\n".join(lines)
 
 
-def report(results: pd.DataFrame, limits: dict[str, float], out: Path, command: str, note: str) -> None:
+def seeds_note(stored: dict[str, Stored]) -> str:
+    """Which rows are means over seeds, which come from one seed only."""
+    seeded_runs = {name: info.seeds for name, info in stored.items() if info.seeds is not None}
+    single = [name for name, info in stored.items() if info.seeds is None]
+    deterministic = sorted({s for info in stored.values() for s in info.deterministic})
+    parts = []
+    if seeded_runs:
+        parts.append("Means over the seeds of the strategies (random_state; the splits fixed): "
+                     + "; ".join(f"{name} seeds {', '.join(map(str, seeds))}" for name, seeds in seeded_runs.items())
+                     + ". [seeds] is the sample std of the per-seed means.")
+    if single:
+        parts.append(f"**One seed only: every row of {', '.join(single)}.** These runs were made before the "
+                     "script had seeds: each strategy had the runner's random_state, a different one per split "
+                     "(SeedSequence([0, split])), and their spread over seeds is not measured ([seeds] '-').")
+    if deterministic:
+        parts.append(f"Fitted once, the seed not changing them: {', '.join(deterministic)} ([seeds] 0).")
+    return " ".join(parts)
+
+
+def report(results: pd.DataFrame, stored: dict[str, Stored], out: Path, command: str, note: str) -> None:
     cl_rr = results[results["method"] == "cl-rr"]["meta.relaxation_solver"].dropna()
     failures = failure_rows(results)
+    summary = summary_rows(results, stored)
+    missing = [f"{name} ({info.trivial_note})" for name, info in stored.items() if info.trivial is None]
     body = "\n\n".join(part for part in [
         note,
         "## Accuracy and complexity (%) per strategy, beside the paper's Tables 2-5\n\n"
         "Complexity: relevant dummies (clusters, or categories for SVM_O, with a nonzero score) over the "
-        "category dummies of the clustered features (`Ruleset.scorecard_complexity`). Std: sample standard "
-        "deviation over the splits. Seconds are the final fit on the training split (build and solve: the "
-        "strategy's main model, the SVM QP, the relaxation or the MIQP, its build and its solve; fit: "
-        f"everything, the inner CV over C included). Relaxation solver of cl-rr: {', '.join(sorted(set(cl_rr))) or '-'}.\n\n"
-        + markdown_table(summary_rows(results)),
+        "category dummies of the clustered features (`Ruleset.scorecard_complexity`). Mean: over the seeds "
+        "and the splits; std: sample standard deviation over the splits, averaged over the seeds; med: "
+        "median over the splits of the seed means. " + seeds_note(stored) + " Beside each row, on the same "
+        "test splits (positive class vs the rest): majority acc, the accuracy of predicting the training "
+        "split's more frequent class everywhere; all-positive F1, the F1 of predicting the positive class "
+        "everywhere; the strategy's F1 and balanced accuracy (standard error over the splits: the sample "
+        "std of the per-split values, each averaged over the seeds, over sqrt(splits)). The trivial scores "
+        "are recomputed from the data and the runner's seeded splits (checked against the stored training "
+        "and test sizes of every split)"
+        + (f"; not available for {', '.join(missing)}" if missing else "") + ". "
+        "Acceptance: issue 4's checks that apply to the row (svm-o on german, australian and car_evaluation: "
+        f"accuracy within {SVM_O_TOLERANCE:g} points of Table 2; every other strategy: complexity below "
+        "svm-o's on german and australian, not above it elsewhere; clm: final objective never worse than "
+        "SVM_C's) and, on every row, balanced accuracy above 50 by more than its standard error (a "
+        "scorecard that predicts one class everywhere has 50). Seconds are the final fit on the training "
+        "split (build and solve: the strategy's main model, the SVM QP, the relaxation or the MIQP, its "
+        "build and its solve; fit: everything, the inner CV over C included). Relaxation solver of cl-rr: "
+        f"{', '.join(sorted(set(cl_rr))) or '-'}.\n\n"
+        + markdown_table(summary),
         "## clm: the CL-bigM MIQP (SCIP, warm-started from SVM_C, per-feature big-M)\n\n"
         "status, termination, objective, bound, gap: the MIQP's solve report (the incumbent's objective; "
         "the fit keeps SVM_C's scorecard if the MIQP has none or a worse one). clm <= SVM_C compares the "
-        "fit's final objective with SVM_C's on the same split.\n\n"
-        + (markdown_table(clm_rows(results, limits)) or "not run"),
+        "fit's final objective with SVM_C's on the same split and seed.\n\n"
+        + (markdown_table(clm_rows(results, stored)) or "not run"),
         ("## Fits that failed\n\n" + markdown_table(failures)) if failures else "",
-        "## Acceptance checks (computed from the runs above)\n\n" + acceptance(results, limits),
+        "## Acceptance (computed from the runs above)\n\n" + acceptance(results, summary, stored),
     ] if part)
     write_report(out, "CLSVM strategies against Carrizosa et al., Tables 2-5", command, body + "\n")
 
@@ -377,13 +581,18 @@ def main(argv: list[str] | None = None) -> None:
                              "in --data-dir (with a manifest.json that gives their train_size)")
     add_data_arguments(parser, "where CSV datasets named by --datasets are")
     parser.add_argument("--rerun", action="store_true",
-                        help="fit every dataset again (default: resume each from its RUNS/<dataset>/results.jsonl)")
+                        help="fit every dataset again (default: resume each seed's run from its "
+                             "RUNS/<dataset>/seed-<seed>/results.jsonl)")
     parser.add_argument("--splits", type=int, default=10)
     parser.add_argument("--strategies", nargs="+", default=list(STRATEGIES), choices=list(STRATEGIES))
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS),
+                        help="random_state values of the strategies that draw random numbers (with C chosen by "
+                             f"inner CV: all of them), each refitted on the same splits (default "
+                             f"{' '.join(map(str, SEEDS))}); every figure is the mean over them")
     parser.add_argument("--clm-time-limit", type=float, default=300.0)
     parser.add_argument("--jobs", type=int, default=2, help="parallel fits (joblib loky workers)")
     parser.add_argument("--runs", default="benchmarks/results/clsvm_paper_runs",
-                        help="the runner's output directories, one per dataset")
+                        help="the runner's output directories, one per dataset and seed")
     parser.add_argument("--out", default="benchmarks/results/clsvm_paper.md", help="the markdown report")
     parser.add_argument("--note", default="", help="a paragraph put at the top of the report")
     parser.add_argument("--report-only", action="store_true", help="rebuild the report from the runs")
@@ -397,19 +606,22 @@ def main(argv: list[str] | None = None) -> None:
             name = dataset["name"]
             if positive_of(positives, name) is not None:
                 dataset["positive"] = positive_of(positives, name)
-            logged = runs / name / "results.jsonl"
-            resumed = "" if args.rerun or not logged.is_file() else f", resumed from {logged}"
-            log(f"{name}: {args.splits} splits, {', '.join(args.strategies)}{resumed}")
             config = experiment(dataset, args.splits, args.strategies, args.clm_time_limit, args.jobs)
-            results = run(config, out=runs / name, resume=not args.rerun, verbose=True)
-            for strategy in args.strategies:
-                mine = results[results["method"] == strategy]
-                log(f"{name} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
-                    f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
-                    f"statuses {({k: int(v) for k, v in mine['status'].fillna('-').value_counts().items()})}")
-    results, limits = load_results(runs)
+            for seed, seed_config in seed_configs(config, args.seeds, seeded):
+                directory = seed_directory(runs, name, seed)
+                logged = directory / "results.jsonl"
+                resumed = "" if args.rerun or not logged.is_file() else f", resumed from {logged}"
+                strategies = [m["name"] for m in seed_config["methods"]]
+                log(f"{name} seed {seed}: {args.splits} splits, {', '.join(strategies)}{resumed}")
+                results = run(seed_config, out=directory, resume=not args.rerun, verbose=True)
+                for strategy in strategies:
+                    mine = results[results["method"] == strategy]
+                    log(f"{name} seed {seed} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
+                        f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
+                        f"statuses {({k: int(v) for k, v in mine['status'].fillna('-').value_counts().items()})}")
+    results, stored = load_results(runs)
     command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:] if argv is None else argv))
-    report(results, limits, Path(args.out), command, args.note)
+    report(results, stored, Path(args.out), command, args.note)
 
 
 if __name__ == "__main__":

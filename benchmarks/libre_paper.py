@@ -122,7 +122,8 @@ from optrules.experiments.tune import InnerTask, inner_scores, stack_scores
 from optrules.estimators import LibreClassifier
 
 sys.path.insert(0, str(Path(__file__).parent))
-from acceptance import beyond_prior, trivial_scores  # noqa: E402  (benchmarks/acceptance.py)
+from acceptance import (beyond_prior, fold_means, mean_spread, trivial_scores,  # noqa: E402  (benchmarks/acceptance.py)
+                        verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_results_arguments, check_positive, done, find_csv,  # noqa: E402
                         manifest_entry, parse_positive, positive_of, save)
@@ -485,26 +486,15 @@ def choices(results: pd.DataFrame) -> list[str]:
     return lines
 
 
-def mean_spread(rows: pd.DataFrame, column: str) -> tuple[float, float, float]:
-    """Mean of ``column`` over seeds and folds, the mean over seeds of its sample std over the
-    folds, and the sample std over seeds of its per-seed means (0 for one seed)."""
-    by_seed = rows.groupby("seed")[column]
-    means = by_seed.mean().to_numpy(dtype=float)
-    fold_sd = float(by_seed.std(ddof=1).mean())
-    return float(means.mean()), fold_sd, float(means.std(ddof=1)) if means.size > 1 else 0.0
-
-
 def verdict(f1: float, rules: float, fold_balanced: np.ndarray, paper: dict | None) -> str:
     """The row's acceptance: the paper's (mean F1 >= paper - 0.03, mean #rules <= max(1.5 x paper,
     paper + 3)) and the model's balanced accuracy above 0.5 by more than its standard error over
     the folds (``acceptance.beyond_prior``: a near-constant model fails it whatever its F1)."""
     if paper is None:
         return "no paper value"
-    checks = (("F1", f1 >= paper["f1"][0] - 0.03),
-              ("#rules", rules <= max(1.5 * paper["rules"][0], paper["rules"][0] + 3)),
-              ("balanced accuracy", beyond_prior(fold_balanced)[2]))
-    failed = [name for name, ok in checks if not ok]
-    return "pass" if not failed else "FAIL (" + ", ".join(failed) + ")"
+    return verdict_of((("F1", f1 >= paper["f1"][0] - 0.03),
+                       ("#rules", rules <= max(1.5 * paper["rules"][0], paper["rules"][0] + 3)),
+                       ("balanced accuracy", beyond_prior(fold_balanced)[2])))
 
 
 def summarize(dataset: Dataset, label: str, rows: pd.DataFrame, note: str, peeked: float | None,
@@ -513,7 +503,7 @@ def summarize(dataset: Dataset, label: str, rows: pd.DataFrame, note: str, peeke
     the seeds] of F1, accuracy and balanced accuracy, beside the trivial models on the same folds."""
     f1, f1_folds, f1_seeds = mean_spread(rows, "f1")
     accuracy = rows["accuracy"].mean()
-    fold_balanced = rows.groupby("fold")["balanced_accuracy"].mean().to_numpy(dtype=float)
+    fold_balanced = fold_means(rows, "balanced_accuracy")
     balanced, balanced_se, _ = beyond_prior(fold_balanced)
     rules, rules_folds, _ = mean_spread(rows.assign(n_rules=rows["n_rules"].astype(float)), "n_rules")
     atoms = rows["avg_atoms"].mean()

@@ -29,8 +29,22 @@ version, which ran its own loop over unstratified splits (``train_test_split(tes
 random_state=r)`` for ``r = 0 .. repetitions - 1``) with the same fits and the same summaries; the
 splits, and so the figures, differ from the runner's.
 
+Beside every row, on the same test splits (``benchmarks/acceptance.py``): the accuracy of predicting
+the training split's most frequent class everywhere (the majority, the trivial model whose accuracy a
+list must beat), the variant's balanced accuracy with its standard error over the splits, and on
+two-class data its F1 of the dataset's positive class beside the F1 of predicting every row positive.
+The lists are scored on the original labels (multi-class accuracy), and so are the trivial models.
+
 Acceptance (issue 5): prepend-ip2 accuracy at least Table 2's minus 3 points on each dataset, and
-fewer rules than append on most datasets.
+fewer rules than append on most datasets. Every row besides: balanced accuracy above chance (0.5 on
+two classes, 1 / k on k) by more than its standard error (``acceptance.beyond_prior``), so that a
+list that predicts one class everywhere fails whatever its accuracy.
+
+Seeds: ``--seeds`` (default 0-4) would refit every variant that draws random numbers with
+``random_state`` = each seed on the same splits (``acceptance.seed_configs``). No decision list draws
+any (``DecisionListClassifier`` has no ``random_state``: no step of its fit, the binning, the exact
+rule searches or the list building, draws a random number), so each variant is fitted once and the
+report says so ([seeds] 0, deterministic).
 
 All seven datasets are nominal, as in the paper (missing values are a value of their own); the
 rules use attribute-value inequality tests, as in the paper.
@@ -49,7 +63,7 @@ instead of fitting again (``--rerun`` fits again). The runner shows a progress b
 terminal.
 
     python benchmarks/prepend_paper.py [--repetitions 100] [--datasets monk1 ... | data.csv] [--jobs 2]
-                                       [--positive VALUE | NAME=VALUE ...] [--data-dir DIR]
+                                       [--positive VALUE | NAME=VALUE ...] [--data-dir DIR] [--seeds 0 1 2 3 4]
                                        [--max-nodes 1000000] [--out benchmarks/results/prepend_paper.md]
 """
 
@@ -70,11 +84,15 @@ import optrules
 from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
+from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
+                        seed_spread, takes_seed, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
                         done, parse_positive, positive_of, save)
 
 CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
+#: the learner's seeds (random_state) of the variants that draw random numbers (none does)
+SEEDS = (0, 1, 2, 3, 4)
 VARIANTS = ("prepend-ip2", "append-p2", "append")
 DATASETS = ("breast_cancer", "house_votes_84", "monk1", "monk2", "monk3", "mushroom", "tic_tac_toe")
 
@@ -135,15 +153,16 @@ def experiment(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def records_of(results: pd.DataFrame) -> list[dict]:
-    """One record per fit (the runner's rows), with the rules counted as in the paper's Table 3."""
+    """One record per fit (the runner's rows, with the ``seed`` of their run), with the rules counted
+    as in the paper's Table 3."""
     def learned_rules(row: pd.Series) -> int:
         # a list that learned an IF TRUE rule holds it as its default (the majority default after it
         # is dead): the paper's lists still count it as a rule
         return row.n_rules + int(row.get("meta.default_rule") == "learned")
 
     return [{
-        "dataset": row.dataset, "repetition": row.fold, "variant": row.method,
-        "accuracy": 100.0 * row.accuracy,
+        "dataset": row.dataset, "repetition": row.fold, "variant": row.method, "seed": row.seed,
+        "accuracy": 100.0 * row.accuracy, "balanced_accuracy": 100.0 * row.balanced_accuracy, "f1": row.f1,
         # Table 3 counts the default rule for prepend-ip2 only
         "rules": learned_rules(row) + (1 if row.method.startswith("prepend") else 0),
         "rules_without_default": learned_rules(row), "atoms": row.n_atoms,
@@ -152,13 +171,13 @@ def records_of(results: pd.DataFrame) -> list[dict]:
     } for _, row in results.iterrows()]
 
 
-def mean_std(values: list[float]) -> str:
-    array = np.asarray(values, dtype=float)
-    std = array.std(ddof=1) if array.size > 1 else 0.0
-    return f"{array.mean():.1f} ({std:.1f})"
+def mean_std(runs: pd.DataFrame, column: str) -> str:
+    """Mean of ``column`` over seeds and splits (sample std over the splits, averaged over the seeds)."""
+    mean, split_sd, _ = mean_spread(runs.assign(**{column: runs[column].astype(float)}), column)
+    return f"{mean:.1f} ({0.0 if np.isnan(split_sd) else split_sd:.1f})"
 
 
-def paired_p(a: list[float], b: list[float]) -> str:
+def paired_p(a: np.ndarray, b: np.ndarray) -> str:
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if np.allclose(a, b):
         return "1.00"
@@ -167,50 +186,78 @@ def paired_p(a: list[float], b: list[float]) -> str:
         return f"{ttest_rel(a, b).pvalue:.2f}"
 
 
-def summarize(records: list[dict]) -> tuple[str, dict]:
+def trivial_of(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """The trivial models' scores on dataset ``name``'s splits of ``config``, scored as the lists are
+    (on the original labels), and its number of classes (balanced accuracy's chance level is 1 / that)."""
+    splits = runner_splits(config, name)
+    return {**trivial_scores(splits.labels, splits.folds, splits.positive, one_vs_rest=False),
+            "classes": splits.n_classes}
+
+
+def row_checks(name: str, variant: str, accuracy: float, fold_balanced: np.ndarray,
+               classes: int) -> list[tuple[str, bool]]:
+    """A row's acceptance checks: issue 5's on prepend-ip2's accuracy where Table 2 has the dataset,
+    and on every row balanced accuracy (%) above chance (100 / classes) by more than its standard error."""
+    checks = []
+    if variant == "prepend-ip2" and name in PAPER_ACCURACY:
+        checks.append(("accuracy", accuracy >= PAPER_ACCURACY[name]["prepend-ip2"][0] - 3.0))
+    checks.append(("balanced accuracy", beyond_prior(fold_balanced, 100.0 / classes)[2]))
+    return checks
+
+
+def summarize(records: list[dict], trivial: dict[str, dict[str, Any]],
+              deterministic: set[str]) -> tuple[list[dict], dict]:
+    """The table rows (one per dataset and variant: means over the seeds and the splits) and the
+    per-dataset verdicts of issue 5. ``trivial``: per dataset, ``trivial_of``; ``deterministic``: the
+    variants the seed does not change."""
     rows, verdicts = [], {}
-    names = list(dict.fromkeys(r["dataset"] for r in records))
-    for name in names:
-        mine = [r for r in records if r["dataset"] == name]
-        present = [v for v in VARIANTS if any(r["variant"] == v for r in mine)]
-        by_variant = {v: sorted((r for r in mine if r["variant"] == v), key=lambda r: r["repetition"])
-                      for v in present}
+    frame = pd.DataFrame(records).rename(columns={"repetition": "fold"})
+    for name in dict.fromkeys(frame["dataset"]):
+        mine = frame[frame["dataset"] == name]
+        baseline = trivial[name]
+        two_classes = baseline["classes"] == 2
+        present = [v for v in VARIANTS if (mine["variant"] == v).any()]
+        by_variant = {v: mine[mine["variant"] == v].sort_values(["fold", "seed"]) for v in present}
         reference = by_variant["prepend-ip2"]
         for variant in present:
             runs = by_variant[variant]
-            accuracy = [r["accuracy"] for r in runs]
-            rules = [r["rules"] for r in runs]
             paper_acc = PAPER_ACCURACY.get(name, {}).get(variant)
             paper_rules = PAPER_RULES.get(name, {}).get(variant)
             versus = "" if variant == "prepend-ip2" else (
-                paired_p([r["accuracy"] for r in reference], accuracy) + " / "
-                + paired_p([r["rules"] for r in reference], rules))
-            searches = sum(r["searches"] for r in runs)
-            atoms_per_rule = (sum(r["atoms"] for r in runs)
-                              / max(1, sum(r["rules_without_default"] for r in runs)))
+                paired_p(fold_means(reference, "accuracy"), fold_means(runs, "accuracy")) + " / "
+                + paired_p(fold_means(reference, "rules"), fold_means(runs, "rules")))
+            fold_balanced = fold_means(runs, "balanced_accuracy")
+            balanced, balanced_se, _ = beyond_prior(fold_balanced, 100.0 / baseline["classes"])
+            atoms_per_rule = runs["atoms"].sum() / max(1, runs["rules_without_default"].sum())
             rows.append({
                 "dataset": name, "variant": variant,
-                "accuracy %": mean_std(accuracy),
+                "seeds": "1 (deterministic)" if variant in deterministic else str(runs["seed"].nunique()),
+                "accuracy %": mean_std(runs, "accuracy"),
+                "acc [seeds]": seed_spread(runs, "accuracy", variant in deterministic, digits=1),
                 "paper": "-" if paper_acc is None else f"{paper_acc[0]:.1f} ({paper_acc[1]:.1f})",
-                "#rules": mean_std(rules),
+                "majority acc %": f"{100 * baseline['majority accuracy']:.1f}",
+                "balanced acc % (SE)": f"{balanced:.1f} ({balanced_se:.1f})",
+                "F1": f"{runs['f1'].mean():.3f}" if two_classes else "-",
+                "all-positive F1": f"{baseline['all-positive F1']:.3f}" if two_classes else "-",
+                "#rules": mean_std(runs, "rules"),
                 "paper #rules": "-" if paper_rules is None else f"{paper_rules[0]:.1f} ({paper_rules[1]:.1f})",
                 "p vs ip2 (acc / rules)": versus,
                 "atoms/rule": f"{atoms_per_rule:.2f}",
-                "nodes/fit": f"{np.mean([r['nodes'] for r in runs]):.3g}",
-                "unproven searches": f"{sum(r['unproven'] for r in runs)}/{searches}",
-                "seconds/fit": f"{np.mean([r['seconds'] for r in runs]):.2f}",
+                "nodes/fit": f"{runs['nodes'].mean():.3g}",
+                "unproven searches": f"{runs['unproven'].sum()}/{runs['searches'].sum()}",
+                "seconds/fit": f"{runs['seconds'].mean():.2f}",
+                "acceptance": verdict_of(row_checks(name, variant, runs["accuracy"].mean(), fold_balanced,
+                                                    baseline["classes"])),
             })
         if name not in PAPER_ACCURACY:  # no paper value to check against
             continue
-        ip2_acc = np.mean([r["accuracy"] for r in reference])
-        ip2_rules = np.mean([r["rules"] for r in reference])
-        append_rules = np.mean([r["rules"] for r in by_variant.get("append", reference)])
+        ip2_rules = reference["rules"].mean()
+        append_rules = by_variant.get("append", reference)["rules"].mean()
         verdicts[name] = {
-            "accuracy": ip2_acc >= PAPER_ACCURACY[name]["prepend-ip2"][0] - 3.0,
+            "accuracy": reference["accuracy"].mean() >= PAPER_ACCURACY[name]["prepend-ip2"][0] - 3.0,
             "fewer_rules": "append" in by_variant and ip2_rules < append_rules,
-            "n": len(reference),
         }
-    return markdown_table(rows), verdicts
+    return rows, verdicts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,6 +275,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="stratified splits (default: unstratified random splits, as the paper's)")
     parser.add_argument("--tests", default="inequality", choices=("inequality", "equality"),
                         help="attribute-value tests of the rules (the paper's: inequality)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS),
+                        help="random_state values of the variants that draw random numbers, each refitted on the "
+                             f"same splits (default {' '.join(map(str, SEEDS))}); no decision list draws any, so each "
+                             "variant is fitted once")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "prepend_paper.md"))
     add_results_arguments(parser)
     args = parser.parse_args(argv)
@@ -236,21 +287,29 @@ def main(argv: list[str] | None = None) -> int:
     config = experiment(args)
     out = Path(args.out)
     runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")
+    deterministic = {m["label"] for m in config["methods"] if not takes_seed(m)}
     seconds = 0.0
     records: list[dict] = []
+    trivial: dict[str, dict[str, Any]] = {}
     for dataset in config["datasets"]:  # one run per dataset, to report after each: the same splits
-        one = {**config, "datasets": [dataset]}
-        earlier = done(runs, dataset["name"], one, args.rerun)
+        name = dataset["name"]
+        pairs = seed_configs({**config, "datasets": [dataset]}, args.seeds, takes_seed)
+        settings = {"configs": [one for _, one in pairs]}
+        earlier = done(runs, name, settings, args.rerun)
         if earlier is not None:
-            log(f"{dataset['name']}: done earlier, read from {runs / dataset['name']}.json (--rerun fits it again)")
+            log(f"{name}: done earlier, read from {runs / name}.json (--rerun fits it again)")
         else:
-            log(f"{dataset['name']}: {args.repetitions} splits")
+            log(f"{name}: {args.repetitions} splits, seeds {[seed for seed, _ in pairs]} (the variants the seed "
+                f"does not change once: {', '.join(sorted(deterministic)) or 'none'})")
             began = time.perf_counter()
-            earlier = {"records": records_of(run(one, verbose=True)), "seconds": time.perf_counter() - began}
-            log(f"{dataset['name']}: written to {save(runs, dataset['name'], one, earlier)}")
+            fitted = [row for seed, one in pairs for row in records_of(run(one, verbose=True).assign(seed=seed))]
+            earlier = {"records": fitted, "trivial": trivial_of(pairs[0][1], name),
+                       "seconds": time.perf_counter() - began}
+            log(f"{name}: written to {save(runs, name, settings, earlier)}")
         records += earlier["records"]
+        trivial[name] = earlier["trivial"]
         seconds += earlier["seconds"]
-        report(args, argv, config, records, seconds)
+        report(args, argv, config, records, trivial, deterministic, seconds)
     return 0
 
 
@@ -262,13 +321,14 @@ def split_kind(protocol: dict[str, Any]) -> str:
 
 
 def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, Any], records: list[dict],
-           seconds: float) -> None:
-    table, verdicts = summarize(records)
+           trivial: dict[str, dict[str, Any]], deterministic: set[str], seconds: float) -> None:
+    rows, verdicts = summarize(records, trivial, deterministic)
     passed = [n for n, v in verdicts.items() if v["accuracy"]]
     fewer = [n for n, v in verdicts.items() if v["fewer_rules"]]
     compared = [n for n in verdicts if any(r["dataset"] == n and r["variant"] == "append" for r in records)]
     protocol = config["protocol"]
     train = protocol["train_size"]
+    seeded = sorted({r["variant"] for r in records} - deterministic)
     lines = [
         f"Total run time: {seconds:.0f} s (the datasets' own times, also of those read from a "
         f"results file). Splits per dataset: {args.repetitions} "
@@ -276,15 +336,32 @@ def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, A
         f"{split_kind(protocol)} random {train:.0%}/{1 - train:.0%} splits, the same for every variant); `max_nodes` = {args.max_nodes} per rule "
         f"search; {args.tests} tests; missing values a value of their own.",
         "",
-        "Values are mean (sample std) over the splits; the paper's are Table 2 (accuracy) and Table 3 "
-        "(#rules: the default rule is counted for prepend-ip2 only, as in the paper). `p vs ip2`: "
-        "two-tailed matched-pairs t-test against prepend-ip2 (1.00 when identical). `nodes/fit`: rules "
-        "evaluated by all searches of one fit; `unproven searches`: searches stopped at `max_nodes` "
-        "(their rule is the best found, not proven optimal).",
+        "Values are mean (sample std over the splits) over the seeds and the splits; the paper's are Table 2 "
+        "(accuracy) and Table 3 (#rules: the default rule is counted for prepend-ip2 only, as in the paper). "
+        + (f"Seeds {', '.join(map(str, args.seeds))} were asked for; {', '.join(sorted(deterministic))} draw no random "
+           "number (a decision list has no random_state), so each was fitted once: [seeds] 0 (deterministic). "
+           if deterministic else "")
+        + (f"Refitted with random_state = each seed: {', '.join(seeded)} ([seeds]: the sample std of the per-seed "
+           "means). " if seeded else "")
+        + "Beside each row, on the same test splits and scored as the lists are (on the original labels): "
+        "majority acc, the accuracy of predicting the training split's most frequent class everywhere; the "
+        "variant's balanced accuracy (standard error over the splits: the sample std of the per-split values, "
+        "each averaged over the seeds, over sqrt(splits)); on two-class data its F1 of the dataset's positive "
+        "class and the F1 of predicting every row positive. `p vs ip2`: two-tailed matched-pairs t-test "
+        "against prepend-ip2 on the per-split seed means (1.00 when identical). `nodes/fit`: rules evaluated "
+        "by all searches of one fit; `unproven searches`: searches stopped at `max_nodes` (their rule is the "
+        "best found, not proven optimal).",
         "",
-        table,
+        "Acceptance of a row: balanced accuracy above chance (50 on two classes, 100 / k on k) by more than "
+        "its standard error, so that a list that predicts one class everywhere fails whatever its accuracy; "
+        "for prepend-ip2 on a dataset of Table 2 also accuracy >= Table 2 - 3 points.",
+        "",
+        markdown_table(rows),
         "",
         "## Acceptance",
+        "",
+        f"{sum(r['acceptance'] == 'pass' for r in rows)} of {len(rows)} rows pass: "
+        + "; ".join(f"{r['dataset']} / {r['variant']} {r['acceptance']}" for r in rows) + ".",
         "",
         *([f"* prepend-ip2 accuracy >= Table 2 - 3 points: {len(passed)}/{len(verdicts)} datasets "
            f"({', '.join(passed) or 'none'})"
@@ -292,7 +369,7 @@ def report(args: argparse.Namespace, argv: list[str] | None, config: dict[str, A
               f"; missed: {', '.join(n for n in verdicts if n not in passed)}") + ".",
            (f"* prepend-ip2 has fewer rules than append (paper counting): {len(fewer)}/{len(compared)} "
             f"datasets ({', '.join(fewer) or 'none'})." if compared else "* append was not run.")]
-          if verdicts else ["* no dataset of this run has paper values: nothing to check."]),
+          if verdicts else ["* no dataset of this run has paper values: nothing to check against the paper."]),
         "",
         "Discussion: `docs/methods/decision_lists.md` (reproduction section).",
         "",

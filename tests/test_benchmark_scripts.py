@@ -33,7 +33,7 @@ def scripts():
     yield load_script
     sys.path[:] = path
     for name in set(sys.modules) - modules:
-        if name in ("paper_data", "machine") or name.endswith("_paper"):
+        if name in ("paper_data", "machine", "acceptance") or name.endswith("_paper"):
             del sys.modules[name]
 
 
@@ -199,20 +199,21 @@ def test_clsvm_paper_on_a_csv_resumes_from_the_runners_log(scripts, tmp_path, ca
     write_nominal(tmp_path, manifest={"train_size": 40, "categorical": ["a", "b"]})
     runs, out = tmp_path / "runs", tmp_path / "clsvm.md"
     argv = ["--datasets", "toy", "--data-dir", str(tmp_path), "--splits", "2", "--strategies", "svm-o",
-            "--jobs", "1", "--positive", "no", "--runs", str(runs), "--out", str(out)]
+            "--seeds", "0", "1", "--jobs", "1", "--positive", "no", "--runs", str(runs), "--out", str(out)]
     bench.main(argv)
-    log = runs / "toy" / "results.jsonl"
-    assert log.is_file() and len(log.read_text().splitlines()) == 2
-    config = json.loads((runs / "toy" / "config.json").read_text())
+    logs = [runs / "toy" / f"seed-{seed}" / "results.jsonl" for seed in (0, 1)]
+    assert all(log.is_file() and len(log.read_text().splitlines()) == 2 for log in logs)
+    config = json.loads((runs / "toy" / "seed-1" / "config.json").read_text())
     assert config["datasets"][0]["positive"] == "no" and config["datasets"][0]["train_size"] == 40
-    results = pd.read_csv(runs / "toy" / "results.csv")
+    assert config["methods"][0]["params"]["random_state"] == 1  # C="cv" draws the inner folds from it
+    results = pd.read_csv(runs / "toy" / "seed-1" / "results.csv")
     assert len(results) == 2 and (results["n_train"] == 40).all() and (results["n_test"] == 20).all()
-    assert "| toy | svm-o | 2 |" in out.read_text()
-    before = log.read_text()
+    assert "| toy | svm-o | 2 | 2 |" in out.read_text()  # 2 seeds, 2 splits
+    before = [log.read_text() for log in logs]
     capsys.readouterr()
     bench.main(argv)
     assert "resumed from" in capsys.readouterr().out
-    assert log.read_text() == before  # no fit appended: every row came from the log
+    assert [log.read_text() for log in logs] == before  # no fit appended: every row came from the logs
 
 
 def test_brcg_paper_on_a_csv_prints_each_fold_and_resumes(scripts, tmp_path, monkeypatch, capsys):
@@ -275,12 +276,12 @@ def test_clsvm_paper_gives_the_same_figures_on_a_csv_as_by_name(scripts, tmp_pat
     bench = scripts("clsvm_paper")
     (tmp_path / "csv").mkdir()
     write_bundled(tmp_path / "csv", "australian", "australian_csv", train_size=500)
-    common = ["--splits", "2", "--strategies", "svm-o", "svm-c", "--jobs", "1"]
+    common = ["--splits", "2", "--strategies", "svm-o", "svm-c", "--seeds", "0", "--jobs", "1"]
     bench.main(["--datasets", "australian", *common, "--runs", str(tmp_path / "a"), "--out", str(tmp_path / "a.md")])
     bench.main(["--datasets", "australian_csv", "--data-dir", str(tmp_path / "csv"), *common,
                 "--runs", str(tmp_path / "b"), "--out", str(tmp_path / "b.md")])
-    by_name = pd.read_csv(tmp_path / "a" / "australian" / "results.csv")
-    by_csv = pd.read_csv(tmp_path / "b" / "australian_csv" / "results.csv")
+    by_name = pd.read_csv(tmp_path / "a" / "australian" / "seed-0" / "results.csv")
+    by_csv = pd.read_csv(tmp_path / "b" / "australian_csv" / "seed-0" / "results.csv")
     figures = ["method", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy", "complexity",
                "objective", "meta.C"]
     assert len(by_csv) == 4 and by_csv["n_train"].eq(500).all()
@@ -318,10 +319,194 @@ def test_libre_paper_fails_a_row_whose_model_is_near_constant_even_above_the_pap
     assert bench.verdict(0.2, 9.0, np.full(5, 0.5), None) == "no paper value"
 
 
-def test_libre_paper_means_over_seeds_and_folds_with_both_spreads(scripts):
-    bench = scripts("libre_paper")
+def test_means_over_seeds_and_folds_with_both_spreads(scripts):
+    acceptance = scripts("acceptance")
     rows = pd.DataFrame({"seed": [0, 0, 1, 1], "fold": [0, 1, 0, 1], "f1": [0.6, 0.8, 0.7, 0.9]})
-    mean, fold_sd, seed_sd = bench.mean_spread(rows, "f1")
+    mean, fold_sd, seed_sd = acceptance.mean_spread(rows, "f1")
     assert mean == pytest.approx(0.75)
     assert fold_sd == pytest.approx(np.std([0.6, 0.8], ddof=1))  # the same within both seeds
     assert seed_sd == pytest.approx(np.std([0.7, 0.8], ddof=1))
+    assert acceptance.fold_means(rows, "f1") == pytest.approx([0.65, 0.85])  # per fold, over the seeds
+    assert acceptance.seed_spread(rows, "f1", deterministic=False) == f"{np.std([0.7, 0.8], ddof=1):.3f}"
+    assert acceptance.seed_spread(rows, "f1", deterministic=True) == "0 (deterministic)"
+    one_run = rows.assign(seed=pd.array([pd.NA] * 4, dtype="Int64"))  # a run made before the seeds
+    assert acceptance.mean_spread(one_run, "f1") == pytest.approx((0.75, np.std([0.6, 0.8, 0.7, 0.9], ddof=1), 0.0))
+    assert acceptance.seed_spread(one_run, "f1", deterministic=False) == "- (1 seed)"
+
+
+def test_chance_is_one_over_the_classes_for_a_method_scored_on_them(scripts):
+    acceptance = scripts("acceptance")
+    three_classes = [40.0, 38.0, 42.0, 39.0, 41.0]  # balanced accuracy %, a model above 1/3, below 1/2
+    assert acceptance.beyond_prior(three_classes, 100.0 / 3)[2]
+    assert not acceptance.beyond_prior(three_classes, 50.0)[2]
+    assert not acceptance.beyond_prior([100.0 / 3] * 5, 100.0 / 3)[2]  # one class everywhere
+    assert acceptance.verdict_of([("accuracy", True), ("balanced accuracy", True)]) == "pass"
+    assert acceptance.verdict_of([("accuracy", False), ("x", True), ("balanced accuracy", False)]) == \
+        "FAIL (accuracy, balanced accuracy)"
+
+
+# --------------------------------------------------------------------------------------------
+# seeds: a method the seed does not change is fitted once
+# --------------------------------------------------------------------------------------------
+
+
+def test_seed_configs_refit_only_the_methods_that_take_a_seed(scripts):
+    acceptance = scripts("acceptance")
+    config = {"protocol": {"kind": "splits", "repeats": 2, "seed": 0}, "datasets": [{"name": "monk1"}],
+              "methods": [{"name": "prepend-ip2", "params": {"max_nodes": 10}}, {"name": "cl-rr", "params": {"C": 10}}]}
+    assert not acceptance.takes_seed(config["methods"][0]) and acceptance.takes_seed(config["methods"][1])
+    pairs = acceptance.seed_configs(config, [3, 4], acceptance.takes_seed)
+    assert [seed for seed, _ in pairs] == [3, 4]
+    assert pairs[0][1]["methods"] == [{"name": "prepend-ip2", "params": {"max_nodes": 10}},
+                                      {"name": "cl-rr", "params": {"C": 10, "random_state": 3}}]
+    assert pairs[1][1]["methods"] == [{"name": "cl-rr", "params": {"C": 10, "random_state": 4}}]
+    assert all(one["protocol"] == config["protocol"] and one["datasets"] == config["datasets"] for _, one in pairs)
+    assert config["methods"][1]["params"] == {"C": 10}  # the caller's configuration is left as it was
+    only_lists = {**config, "methods": config["methods"][:1]}
+    assert [seed for seed, _ in acceptance.seed_configs(only_lists, [0, 1, 2], acceptance.takes_seed)] == [0]
+
+
+def test_clsvm_seeded_strategies_are_those_whose_fits_the_seed_changes(scripts, tmp_path):
+    """At a fixed C, svm-o, svm-c and clm give the same predictions whatever their random_state (so
+    ``seeded`` says no); the roundings and any strategy with C chosen by inner CV are seeded."""
+    from optrules.estimators import CLSVMClassifier
+
+    bench = scripts("clsvm_paper")
+    data = pd.read_csv(write_nominal(tmp_path, n_rows=80))
+    X, y = data[["a", "b"]], data["class"]
+    for strategy in ("svm-o", "svm-c", "clm"):
+        assert not bench.seeded({"name": strategy, "params": {"C": 10.0}})
+        fits = [CLSVMClassifier(strategy=strategy, C=10.0, random_state=seed).fit(X, y) for seed in (0, 1)]
+        assert (fits[0].decision_function(X) == fits[1].decision_function(X)).all()
+    for strategy in bench.STRATEGIES:
+        assert bench.seeded({"name": strategy, "params": {"C": "cv"}})
+        assert bench.seeded({"name": strategy, "params": {"C": 10.0}}) == (strategy in ("cl-rr", "clm-rr"))
+
+
+def test_prepend_paper_fits_each_list_once_whatever_the_seeds(scripts, tmp_path):
+    bench = scripts("prepend_paper")
+    write_nominal(tmp_path, manifest={"categorical": ["a", "b"]})
+    out = tmp_path / "prepend.md"
+    bench.main(["--datasets", "toy", "--data-dir", str(tmp_path), "--repetitions", "3", "--max-nodes", "1000",
+                "--variants", "append", "--seeds", "0", "1", "2", "--jobs", "1", "--out", str(out)])
+    stored = json.loads((tmp_path / "prepend_runs" / "toy.json").read_text())
+    records = stored["results"]["records"]
+    assert len(stored["settings"]["configs"]) == 1 and len(records) == 6  # 2 variants x 3 splits, once
+    assert {r["seed"] for r in records} == {0}
+    report = out.read_text()
+    header = next(line for line in report.splitlines() if line.startswith("| dataset |"))
+    for column in ("accuracy %", "acc [seeds]", "majority acc %", "balanced acc % (SE)", "F1", "all-positive F1",
+                   "acceptance"):
+        assert f"| {column} |" in header
+    assert "| toy | append | 1 (deterministic) |" in report and "0 (deterministic)" in report
+    assert "so each was fitted once" in report
+
+
+# --------------------------------------------------------------------------------------------
+# the trivial models beside every row, and a constant model that cannot pass
+# --------------------------------------------------------------------------------------------
+
+
+def direct_trivial(labels: np.ndarray, folds, positive) -> tuple[float, float]:
+    """Majority accuracy and all-positive F1, averaged over ``folds``, computed here by hand."""
+    from sklearn.metrics import f1_score
+
+    majority, all_positive = [], []
+    for train, test in folds:
+        values, counts = np.unique(labels[train], return_counts=True)
+        most = values[counts == counts.max()]
+        predicted = positive if positive in most else most[0]
+        majority.append(np.mean(labels[test] == predicted))
+        all_positive.append(f1_score(labels[test] == positive, np.ones(len(test), dtype=bool)))
+    return float(np.mean(majority)), float(np.mean(all_positive))
+
+
+def test_prepend_paper_trivial_models_are_those_of_the_paper_s_splits(scripts, tmp_path):
+    from sklearn.model_selection import ShuffleSplit
+
+    bench = scripts("prepend_paper")
+    path = write_nominal(tmp_path, manifest={"categorical": ["a", "b"], "positive_class": "yes"})
+    args = argparse_of(bench, ["--datasets", "toy", "--data-dir", str(tmp_path), "--repetitions", "4"])
+    trivial = bench.trivial_of(bench.experiment(args), "toy")
+    labels = pd.read_csv(path)["class"].to_numpy()
+    folds = list(ShuffleSplit(4, train_size=0.8, random_state=0).split(labels))  # the paper's: unstratified
+    majority, all_positive = direct_trivial(labels, folds, "yes")
+    assert trivial == pytest.approx({"majority accuracy": majority, "all-positive F1": all_positive, "classes": 2})
+
+
+def test_prepend_paper_fails_a_constant_list_whatever_its_accuracy(scripts):
+    bench = scripts("prepend_paper")
+    constant = np.full(5, 50.0)  # one class predicted everywhere: balanced accuracy 50 on every split
+    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 99.0, constant, 2)) == "FAIL (balanced accuracy)"
+    assert bench.verdict_of(bench.row_checks("mushroom", "append", 99.0, constant, 2)) == "FAIL (balanced accuracy)"
+    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 99.0, np.full(5, 98.0), 2)) == "pass"
+    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 90.0, np.full(5, 98.0), 2)) == "FAIL (accuracy)"
+    assert bench.verdict_of(bench.row_checks("toy", "append", 60.0, np.full(5, 100.0 / 3), 3)) == "FAIL (balanced accuracy)"
+
+
+def fake_results(dataset: str, method: str, accuracy: list[float], balanced: list[float], complexity: float,
+                 seed: int = 0) -> pd.DataFrame:
+    """Result-table rows of ``method`` on ``dataset``, one per split."""
+    n = len(accuracy)
+    return pd.DataFrame({"dataset": dataset, "method": method, "fold": range(n), "seed": seed, "status": "optimal",
+                         "n_train": 700, "n_test": 300, "accuracy": accuracy, "balanced_accuracy": balanced,
+                         "f1": 0.8, "complexity": complexity, "meta.C": 10.0, "fit_seconds": 1.0,
+                         "build_seconds": 0.1, "solve_seconds": 0.5, "objective": 1.0, "meta.start_objective": 1.0})
+
+
+def test_clsvm_paper_fails_a_constant_scorecard_whatever_its_accuracy(scripts):
+    bench = scripts("clsvm_paper")
+    paper = bench.PAPER["svm-o"]["german"][0] / 100  # 74.60: within 2 points of it passes issue 4's check
+    results = pd.concat([fake_results("german", "svm-o", [paper] * 4, [0.5] * 4, 98.0),  # near-constant
+                         fake_results("german", "svm-c", [0.74, 0.75, 0.73, 0.74], [0.66, 0.64, 0.65, 0.67], 44.0),
+                         fake_results("german", "clm", [0.70] * 4, [0.5, 0.51, 0.49, 0.5], 99.0)], ignore_index=True)
+    results["seed"] = results["seed"].astype("Int64")
+    stored = {"german": bench.Stored(300.0, frozenset(), (0,), {"majority accuracy": 0.7, "all-positive F1": 0.82}, "")}
+    rows = {r["strategy"]: r for r in bench.summary_rows(results, stored)}
+    assert rows["svm-o"]["acceptance"] == "FAIL (balanced accuracy)"
+    assert rows["svm-c"]["acceptance"] == "pass"
+    assert rows["clm"]["acceptance"] == "FAIL (complexity, balanced accuracy)"
+    assert rows["svm-o"]["majority acc"] == pytest.approx(70.0) and rows["svm-o"]["all-positive F1"] == 0.82
+    assert rows["svm-c"]["balanced acc (SE)"] == f"65.50 ({100 * np.std([0.66, 0.64, 0.65, 0.67], ddof=1) / 2:.2f})"
+
+
+def test_clsvm_paper_report_recomputes_the_trivial_models_on_the_stored_splits(scripts, tmp_path):
+    """The report's trivial scores are those of the runner's seeded splits, computed here directly; a
+    run whose stored split sizes differ gets none; a run made before the seeds is named as one seed."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    from optrules.experiments import run
+
+    bench = scripts("clsvm_paper")
+    path = write_nominal(tmp_path, manifest={"train_size": 40, "categorical": ["a", "b"], "positive_class": "yes"})
+    runs, out = tmp_path / "runs", tmp_path / "clsvm.md"
+    bench.main(["--datasets", "toy", "--data-dir", str(tmp_path), "--splits", "3", "--strategies", "svm-o",
+                "--seeds", "0", "1", "--jobs", "1", "--runs", str(runs), "--out", str(out)])
+    results, stored = bench.load_results(runs)
+    assert stored["toy"].seeds == (0, 1) and list(results["seed"].unique()) == [0, 1]
+    labels = pd.read_csv(path)["class"].to_numpy()
+    folds = list(StratifiedShuffleSplit(3, train_size=40, random_state=0).split(labels, labels))
+    majority, all_positive = direct_trivial(labels, folds, "yes")
+    assert stored["toy"].trivial == pytest.approx({"majority accuracy": majority, "all-positive F1": all_positive})
+    report = out.read_text()
+    header = next(line for line in report.splitlines() if line.startswith("| dataset | strategy |"))
+    for column in ("seeds", "acc mean", "acc [seeds]", "majority acc", "balanced acc (SE)", "F1", "all-positive F1",
+                   "acceptance"):
+        assert f"| {column} |" in header
+    assert f"| {100 * majority:.4g} |" in report and "Means over the seeds" in report
+
+    table = runs / "toy" / "seed-0" / "results.csv"
+    pd.read_csv(table).assign(n_test=19).to_csv(table, index=False)
+    assert bench.load_results(runs)[1]["toy"].trivial is None
+    bench.main(["--report-only", "--runs", str(runs), "--out", str(out)])
+    assert "not available for toy (the recomputed splits do not have the stored training and test sizes)" in out.read_text()
+
+    before = tmp_path / "before"  # the layout of the runs made before the script had seeds
+    config = bench.experiment(bench.dataset_entry("toy", before, tmp_path), 3, ["svm-o"], 60.0, 1)
+    run(config, out=before / "toy", verbose=False)
+    results, stored = bench.load_results(before)
+    assert stored["toy"].seeds is None and results["seed"].isna().all()
+    assert stored["toy"].trivial == pytest.approx({"majority accuracy": majority, "all-positive F1": all_positive})
+    bench.main(["--report-only", "--runs", str(before), "--out", str(out)])
+    report = out.read_text()
+    assert "**One seed only: every row of toy.**" in report and "| toy | svm-o | 1 (runner's per-split seeds) |" in report

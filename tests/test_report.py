@@ -133,6 +133,20 @@ def test_baselines_on_a_hand_made_fold():
     assert scores["all-positive"] == pytest.approx({"f1": 0.8, "accuracy": 2 / 3, "balanced_accuracy": 0.5})
 
 
+def test_baselines_scored_as_a_multi_class_method_predict_the_most_frequent_label():
+    train, test = np.array(["a", "b", "b", "c", "c", "c"]), np.array(["a", "b", "c", "c"])
+    scores = baseline_scores(train, test, "a", one_vs_rest=False)
+    # majority: "c" everywhere, on the original labels: 2 of 4 right, recall 1 on one class of 3
+    assert scores["majority"] == pytest.approx({"f1": 0.0, "accuracy": 0.5, "balanced_accuracy": 1 / 3})
+    assert scores["all-positive"] == pytest.approx({"f1": 2 * 0.25 / 1.25, "accuracy": 0.25, "balanced_accuracy": 1 / 3})
+    # a tie goes to the positive class; positive vs rest, "a" (1 of 6) loses to the rest
+    assert baseline_scores(np.array(["a", "a", "b", "b", "c"]), test, "a", one_vs_rest=False)["majority"]["accuracy"] == 0.25
+    assert baseline_scores(train, test, "a")["majority"]["accuracy"] == 0.75
+    # two classes: the same scores either way
+    two_train, two_test = np.array(["y", "n", "n", "y", "y"]), np.array(["y", "n", "n"])
+    assert baseline_scores(two_train, two_test, "y", one_vs_rest=False) == baseline_scores(two_train, two_test, "y")
+
+
 def test_baseline_rows_use_the_experiment_s_splits():
     config = load_config({"protocol": {"kind": "kfold", "folds": 3, "seed": 1},
                           "datasets": [{"name": "haberman"}], "methods": [{"name": "setcover-greedy"}]})

@@ -61,10 +61,14 @@ from optrules.models.cl import ClusterData, CLSolution
 from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, relative_gap, solve
 from optrules.solvers.options import check_unified
 
-__all__ = ["STRATEGIES", "StrategyInputs", "StrategyResult", "big_m", "canonical", "constant_upper_bound",
-           "default_modeller", "feature_big_m", "randomized_rounding", "run_strategy"]
+__all__ = ["ROUNDING_STRATEGIES", "STRATEGIES", "StrategyInputs", "StrategyResult", "big_m", "canonical",
+           "constant_upper_bound", "default_modeller", "feature_big_m", "randomized_rounding", "run_strategy"]
 
 STRATEGIES = ("svm-o", "svm-c", "cl-rr", "clm-rr", "clm", "cl")
+#: The strategies that draw random numbers (the randomized roundings of a relaxation); the others
+#: give the same scorecard for every ``rng`` (``CLSVMClassifier``'s ``C="cv"`` still draws its inner
+#: folds from it, whatever the strategy).
+ROUNDING_STRATEGIES = ("cl-rr", "clm-rr")
 
 #: SCIP options for clm and cl (the caller's solver_options override them). SCIP 10's MPEC and sub-NLP
 #: heuristics run its bundled Ipopt/MUMPS; on the mushroom and adult MIQPs (5,000 rows) that aborted
@@ -486,7 +490,7 @@ def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int 
     try:
         if main_is_qp or not inputs.has_clusters:
             return _heuristic_svm(run, "svm-o" if strategy == "svm-o" or not inputs.has_clusters else "svm-c")
-        if strategy in ("cl-rr", "clm-rr"):
+        if strategy in ROUNDING_STRATEGIES:
             return _rounding(run, strategy, draws, solver, options, modeller, rng)
         return _exact(run, strategy, solver, options, modeller)
     except _OutOfTime as stop:

@@ -9,7 +9,9 @@ Both are scored as :func:`optrules.experiments.run.test_scores` scores a method 
 positive class against the rest (F1 of the positive class, accuracy and balanced accuracy of positive
 against rest), on exactly the test rows of every fold (:func:`optrules.experiments.run.dataset_splits`).
 Their F1 and accuracy bound what a degenerate model scores: one that predicts a single class
-everywhere scores as one of them.
+everywhere scores as one of them. ``baseline_scores(..., one_vs_rest=False)`` scores them as a
+multi-class method (a decision list) is scored instead, on the original labels, ``majority`` then
+predicting the training part's most frequent label.
 """
 
 from __future__ import annotations
@@ -26,13 +28,22 @@ __all__ = ["BASELINES", "baseline_results", "baseline_scores"]
 BASELINES = ("majority", "all-positive")
 
 
-def baseline_scores(y_train: np.ndarray, y_test: np.ndarray, positive: object) -> dict[str, dict[str, float]]:
-    """F1, accuracy and balanced accuracy of each of :data:`BASELINES` on one fold."""
-    train_positive = np.asarray(y_train) == positive
-    truth = np.asarray(y_test) == positive
-    majority = bool(train_positive.mean() >= 0.5)
-    predictions = {"majority": np.full(len(truth), majority), "all-positive": np.ones(len(truth), dtype=bool)}
-    return {name: test_scores(truth, predictions[name], True, True) for name in BASELINES}
+def baseline_scores(y_train: np.ndarray, y_test: np.ndarray, positive: object,
+                    one_vs_rest: bool = True) -> dict[str, dict[str, float]]:
+    """F1, accuracy and balanced accuracy of each of :data:`BASELINES` on one fold.
+
+    ``one_vs_rest`` False scores them as a multi-class method is scored (a decision list, whose
+    accuracies count every class: :func:`~optrules.experiments.run.test_scores`), ``majority`` then
+    predicting the most frequent label of the training part (ties: the positive class, then the
+    first label in sorted order). On two-class data both ways give the same scores."""
+    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
+    if one_vs_rest:
+        y_train, y_test, positive = y_train == positive, y_test == positive, True
+    labels, counts = np.unique(y_train, return_counts=True)
+    most = labels[counts == counts.max()]
+    majority = positive if positive in most else most[0]
+    predictions = {"majority": np.full(len(y_test), majority), "all-positive": np.full(len(y_test), positive)}
+    return {name: test_scores(y_test, predictions[name], positive, one_vs_rest) for name in BASELINES}
 
 
 def baseline_results(config: ExperimentConfig) -> pd.DataFrame:
