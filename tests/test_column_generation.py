@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import optrules
 from optrules.binarize import binarize
 from optrules.data import validate_features
-from optrules.exact.column_generation import RuleProblem, _column_mass, column_generation, rule_objective
+from optrules.exact.column_generation import (DUALITY_TOLERANCE, LAGRANGIAN_STOP, DualPoint, PricedPoint, RuleProblem,
+                                              _column_mass, _integral, column_generation, rule_objective)
 from optrules.exact.rule_pricing import beam_pricing, search_pricing
 from optrules.models import rule_pricing
 from optrules.models.matrix import matrix_constraint
@@ -514,3 +517,120 @@ def test_lagrangian_bound_with_the_column_mass_from_the_lp_value_is_below_the_fu
     assert mass <= z_rmp / penalty + 1e-12
     assert full.values().sum() <= mass + 1e-6
     assert z_rmp + mass * min(0.0, float(rc.min())) <= optimum_lp + 1e-6
+
+
+# --------------------------------------------------------------------------- dual smoothing and Lagrangian bounds
+@st.composite
+def small_instances(draw):
+    """A random small instance (two to four binary features, D = 2: every conjunction enumerable) and
+    the objective's parameters."""
+    seed = draw(st.integers(0, 10**6))
+    n_samples = draw(st.integers(20, 80))
+    n_features = draw(st.integers(2, 4))
+    max_complexity = draw(st.sampled_from([None, 5.0, 8.0]))
+    penalty = draw(st.sampled_from([0.25, 0.5, 1.0]))
+    _, _, problem = random_problem(seed, n_samples, n_features)
+    return problem, penalty, max_complexity
+
+
+def lp_optimum_as_certified(problem: RuleProblem, penalty: float, max_complexity: float | None) -> float:
+    """The LP optimum over every conjunction of at most 2 literals, rounded up when (1) is integral
+    (the bound a certified fit reports then)."""
+    lp = full_lp_value(problem, all_clauses(problem.truth.shape[1], 2), penalty, max_complexity)
+    return math.ceil(lp - 1e-6) if _integral(problem, penalty) else lp
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instance=small_instances(), smoothing=st.sampled_from(["auto", 0.3, 0.8]))
+def test_smoothed_column_generation_certifies_the_lp_over_all_conjunctions(instance, smoothing):
+    problem, penalty, max_complexity = instance
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    lp = full_lp_value(problem, clauses, penalty, max_complexity)
+    result = column_generation(problem, penalty, 2, max_complexity, smoothing=smoothing)
+    assert result.certified
+    # every Lagrangian bound of an exact pricing, at a smoothed point or the master's duals, is valid
+    assert all(bound <= lp + 1e-6 for bound in result.lagrangian_bounds)
+    if result.stop_reason == LAGRANGIAN_STOP:
+        assert "Lagrangian bound of an exact pricing reached" in result.bound_covers
+    else:
+        assert result.stop_reason == "pricing proved no improving column"
+        assert "pricing proved the LP optimal" in result.bound_covers
+    # either certificate: the bound is the LP optimum over all conjunctions (rounded up when (1) is
+    # integral), to the tolerance of the duals' strong-duality check
+    expected = lp_optimum_as_certified(problem, penalty, max_complexity)
+    assert abs(result.best_bound - expected) <= DUALITY_TOLERANCE * max(1.0, abs(lp)) + 1e-9
+    assert result.best_bound <= enumerated_optimum(problem, clauses, penalty, max_complexity) + 1e-6
+
+
+@settings(derandomize=True, max_examples=40, deadline=None)
+@given(instance=small_instances(), smoothing=st.sampled_from(["auto", 0.5, None]),
+       max_iterations=st.integers(1, 4))
+def test_a_run_stopped_by_max_iterations_reports_a_valid_bound(instance, smoothing, max_iterations):
+    problem, penalty, max_complexity = instance
+    result = column_generation(problem, penalty, 2, max_complexity, smoothing=smoothing,
+                               max_iterations=max_iterations)
+    expected = lp_optimum_as_certified(problem, penalty, max_complexity)
+    if result.best_bound is not None:
+        assert result.best_bound <= expected + 1e-6
+    lp = full_lp_value(problem, all_clauses(problem.truth.shape[1], 2), penalty, max_complexity)
+    assert all(bound <= lp + 1e-6 for bound in result.lagrangian_bounds)
+    if not result.certified:
+        assert result.stop_reason == "iteration limit"
+
+
+def test_smoothing_off_prices_the_masters_duals_only():
+    _, _, problem = random_problem(3, n_samples=120, n_features=5)
+    result = column_generation(problem, 0.5, 3, smoothing=None)
+    assert result.certified and result.mispricings == 0
+    assert result.stop_reason in ("pricing proved no improving column", LAGRANGIAN_STOP)
+    with pytest.raises(ValueError, match="smoothing"):
+        column_generation(problem, 0.5, 3, smoothing=1.0)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_search_pricing_ratio_and_rest_bound_hold_for_every_clause(seed):
+    """Against enumeration (D up to 4, so the search's last two levels go through its Gram matrices):
+    the least reduced cost, the clauses' reduced costs, and for every clause rc >= rest_bound or
+    rc >= ratio * q (q = kappa c + its rows' positive gains), with and without tightening."""
+    rng = np.random.default_rng(seed)
+    n, n_literals, depth = int(rng.integers(10, 60)), int(rng.integers(2, 9)), int(rng.integers(1, 5))
+    truth = rng.random((n, n_literals)) < rng.uniform(0.3, 0.8)
+    gain = rng.choice([1.0, 2.0, -1.0, -0.3, -2.5, 0.0, 0.5], size=n)
+    kappa = float(rng.choice([0.1, 0.5, 1.0]))
+    clauses = all_clauses(n_literals, depth)
+    cover = [truth[:, list(c)].all(axis=1) for c in clauses]
+    rc = np.array([gain[c].sum() + kappa * (1 + len(k)) for k, c in zip(clauses, cover)])
+    q = np.array([kappa * (1 + len(k)) + gain[c & (gain > 0)].sum() for k, c in zip(clauses, cover)])
+    for tighten in (True, False):
+        result = search_pricing(truth, gain, kappa, depth, limit=int(rng.integers(1, 6)), tighten=tighten)
+        assert result.complete
+        if rc.min() < -1e-6:
+            assert result.lower_bound == pytest.approx(rc.min()) and result.clauses[0][1] == pytest.approx(rc.min())
+        else:
+            assert -1e-6 <= result.lower_bound <= rc.min() + 1e-9 and not result.clauses
+        for clause, value in result.clauses:
+            assert value == pytest.approx(rc[clauses.index(tuple(sorted(clause)))])
+        assert np.all((rc >= result.rest_bound - 1e-9) | (rc >= result.ratio * q - 1e-9))
+        if not tighten:
+            assert result.rest_bound >= -1e-6 - 1e-12
+
+
+def test_lagrangian_bound_at_any_dual_point_is_below_the_full_lp():
+    """The two Lagrangian bounds (the column mass W and the ratio one) at dual points that are not
+    the master's: interpolations between 0 and the restricted master's duals, and beyond them."""
+    _, _, problem = random_problem(4, n_samples=80, n_features=4)
+    clauses = all_clauses(problem.truth.shape[1], 2)
+    penalty = 0.5
+    lp = full_lp_value(problem, clauses, penalty, 6.0)
+    restricted = master_over(problem, clauses[:5], penalty, 6.0)
+    report = restricted.solve_lp("highs", {}, None)
+    mu, lam = restricted.duals()
+    mass = _column_mass(6.0, report.objective, penalty)
+    for scale in (0.0, 0.3, 0.7, 1.0, 1.3):
+        point = DualPoint(np.minimum(scale * mu, restricted.pos_weight), scale * lam)
+        gain = problem.neg.copy()
+        gain[problem.positive_rows] -= point.mu
+        priced = search_pricing(problem.truth, gain, penalty + point.lam, 2, limit=3, tighten=False)
+        bound = PricedPoint(point, priced.lower_bound, priced.ratio, priced.rest_bound).bound(
+            mass, report.objective, 6.0)
+        assert bound <= lp + 1e-6

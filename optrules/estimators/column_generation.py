@@ -10,8 +10,8 @@ import numpy as np
 
 from optrules.binarize import binarize
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData, check_exact_options
-from optrules.estimators.params import Integer, Label, OneOf, Options, Real, Seed
-from optrules.exact.column_generation import PRICINGS, RuleProblem, column_generation
+from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed
+from optrules.exact.column_generation import PRICINGS, SMOOTHING, RuleProblem, column_generation
 from optrules.models.set_cover import MODELLERS
 from optrules.ruleset import Rule, Ruleset
 from optrules.solvers import SOLVERS, ProblemClass, check_solver_options
@@ -58,6 +58,11 @@ class ColumnGenerationClassifier(RulesetClassifier):
     pricing_rows, pricing_literals : int, optional
         Price on a random sample of this many distinct rows / literals per iteration (the paper's
         approximation for large data): faster, but the bound is no longer certified.
+    smoothing : "auto", float in [0, 0.99] or None
+        Dual stabilisation of the column generation: Wentges smoothing of the duals priced around
+        the duals of the best Lagrangian bound so far, with a self-adjusting alpha ("auto", Pessoa et
+        al. 2018) or a fixed one, after spreading the master's duals evenly over the rows its clauses
+        cover alike. None (the default, as measured) or 0 prices the duals the master LP returns.
 
     ``ruleset_.meta`` holds the objective, ``best_bound`` (over all conjunctions, when proven),
     ``gap``, ``certified``, ``bound_covers``, the iterations, columns, pricing calls and the
@@ -72,7 +77,7 @@ class ColumnGenerationClassifier(RulesetClassifier):
         "pricing_options": Options(), "modeller": OneOf(tuple(MODELLERS)), "beam_width": Integer(1),
         "columns_per_iteration": Integer(1), "max_iterations": Integer(1, none=True),
         "pricing_rows": Integer(1, none=True), "pricing_literals": Integer(1, none=True), "random_state": Seed(),
-        **COMMON_PARAMETERS,
+        "smoothing": Either((OneOf(("auto", None)), Real(0.0, 0.99))), **COMMON_PARAMETERS,
     }
 
     def __init__(self, n_thresholds: int = 9, max_literals: int = 3, complexity_penalty: float = 1.0,
@@ -81,7 +86,8 @@ class ColumnGenerationClassifier(RulesetClassifier):
                  pricing_options: dict | None = None, modeller: str = "pyomo", beam_width: int = 10,
                  columns_per_iteration: int = 10, max_iterations: int | None = None,
                  pricing_rows: int | None = None, pricing_literals: int | None = None,
-                 random_state: Any = None, categorical: list | None = None, max_categories: int | None = 100,
+                 random_state: Any = None, smoothing: float | str | None = SMOOTHING,
+                 categorical: list | None = None, max_categories: int | None = 100,
                  min_frequency: int | float | None = None) -> None:
         self.n_thresholds = n_thresholds
         self.max_literals = max_literals
@@ -100,6 +106,7 @@ class ColumnGenerationClassifier(RulesetClassifier):
         self.pricing_rows = pricing_rows
         self.pricing_literals = pricing_literals
         self.random_state = random_state
+        self.smoothing = smoothing
         self.categorical = categorical
         self.max_categories = max_categories
         self.min_frequency = min_frequency
@@ -128,7 +135,8 @@ class ColumnGenerationClassifier(RulesetClassifier):
             problem, float(self.complexity_penalty), int(self.max_literals),
             None if self.max_complexity is None else float(self.max_complexity), self.solver, self.solver_options,
             self.pricing, self.pricing_solver, self.pricing_options, self.modeller, int(self.beam_width),
-            int(self.columns_per_iteration), self.max_iterations, self.pricing_rows, self.pricing_literals, seed)
+            int(self.columns_per_iteration), self.max_iterations, self.pricing_rows, self.pricing_literals, seed,
+            self.smoothing)
         rules = []
         for clause in result.clauses:
             covered = literals.matrix[:, list(clause)].all(axis=1) if clause else np.ones(len(X), dtype=bool)
