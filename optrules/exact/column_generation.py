@@ -125,7 +125,6 @@ LOOP_SHARE = 0.8
 DUALITY_TOLERANCE = 1e-6
 #: A bound b of an integral (1) is rounded up to ceil(b - this): no rounding error lifts it past an integer.
 INTEGRAL_TOLERANCE = 1e-6
-#: The default of ``smoothing`` (module docstring).
 #: The default of ``smoothing``: off, as measured (docs/methods/column_generation.md, "Noisy data").
 SMOOTHING: float | str | None = None
 #: Pessoa et al.'s self-adjusting alpha starts here.
