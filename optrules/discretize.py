@@ -180,8 +180,13 @@ def _as_float_array(values: Any, *, allow_nd: bool = False) -> np.ndarray:
 
 
 def _as_weights(weights: Any, n: int) -> np.ndarray | None:
-    """``weights`` checked (:func:`validate_sample_weight`); None stays None (every row weighs 1)."""
-    return None if weights is None else validate_sample_weight(weights, n, "weights", zero_sum=True)
+    """``weights`` checked (:func:`validate_sample_weight`); None, or weights that are all 1, give
+    None (every row weighs 1: the unweighted path, with the same bins; the estimators pass the
+    weights of ones of a fit without ``sample_weight``)."""
+    if weights is None:
+        return None
+    weights = validate_sample_weight(weights, n, "weights", zero_sum=True)
+    return None if np.all(weights == 1) else weights
 
 
 def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:

@@ -788,9 +788,12 @@ def test_chimerge_on_values_of_one_class_each_matches_the_previous_kernel(col, t
         max_intervals = max(max_intervals, min_intervals)
     got = chimerge(x, y, threshold, max_intervals, min_intervals)
     assert got.cuts == previous_chimerge(x, y, threshold, max_intervals, min_intervals)
-    # integer weights of 1 take the weighted path (one row per distinct value, argsort)
-    weighted = chimerge(x, y, threshold, max_intervals, min_intervals, weights=np.ones(len(x)))
+    # weights of 1 and one more row of weight 0 (left out) take the weighted path (one row per
+    # distinct value, argsort); weights that are all 1 take the unweighted one
+    weighted = chimerge(np.append(x, 0.0), np.append(y, y[0]), threshold, max_intervals, min_intervals,
+                        weights=np.append(np.ones(len(x)), 0.0))
     assert weighted.cuts == got.cuts
+    assert chimerge(x, y, threshold, max_intervals, min_intervals, weights=np.ones(len(x))).cuts == got.cuts
 
 
 def test_a_mixed_value_keeps_the_merge_loop_on_distinct_values():
