@@ -45,6 +45,7 @@ import pandas as pd
 
 from optrules.chimerge_kernel import (EXPECTED_FLOOR, adjacent_chi2, chimerge_kernel, group_by_class,
                                       merge_class_groups, pair_chi2)
+from optrules.search_kernel import sorted_positions
 from optrules.weights import validate_sample_weight
 
 __all__ = [
@@ -117,13 +118,14 @@ class Bins:
     def assign(self, values: Any) -> np.ndarray:
         """Bin index (int64) of each value; NaN gives ``-1``.
 
-        Vectorised with ``np.searchsorted(cuts, values, side="right")``: a value
-        equal to a cut ``c_j`` goes to the bin that starts at ``c_j``.  The
-        output has the shape of ``values``.
+        ``np.searchsorted(cuts, values, side="right")``, computed by the compiled
+        :func:`optrules.search_kernel.sorted_positions` (several times faster on
+        many values): a value equal to a cut ``c_j`` goes to the bin that starts
+        at ``c_j``.  The output has the shape of ``values``.
         """
         arr = _as_float_array(values, allow_nd=True)
-        idx = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), arr, side="right")
-        idx = np.asarray(idx, dtype=np.int64)
+        idx = sorted_positions(np.asarray(self.cuts, dtype=np.float64), np.ascontiguousarray(arr.reshape(-1)),
+                               True).reshape(arr.shape)
         nan = np.isnan(arr)
         if nan.any():
             idx = np.where(nan, np.int64(-1), idx)
