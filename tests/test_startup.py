@@ -112,7 +112,7 @@ KERNELS = ("optrules.bitset_kernels", "optrules.chimerge_kernel", "optrules.lear
            "optrules.learners.libre_kernel", "optrules.search_kernel")
 
 #: Small fits in a fresh process that run every kernel (ChiMerge, candidate mining and its hashes,
-#: FindBoundary, lattice coverage, the weighted filter); prints the kernels' files and whether a JIT
+#: FindBoundary, the sorted search, the weighted filter); prints the kernels' files and whether a JIT
 #: compiler was imported.
 KERNEL_PROBE = """
 import importlib.machinery, json, sys
