@@ -572,9 +572,10 @@ class NumericCondition(Condition):
                      tuple((float(lows[k]), float(highs[k]), bool(low_closed[k]), bool(high_closed[k])) for k in picks)))
 
     def ends(self) -> np.ndarray:
-        """The distinct interval ends, sorted. The intervals are sorted and disjoint, so their ends
-        in the order low, high, low, high, ... do not decrease: only the repeats (an interval
-        ending where the next one starts, a point interval) are dropped, without a sort."""
+        """The distinct interval ends, sorted. When the intervals are sorted and disjoint (a decoded
+        rule's are) their ends in the order low, high, low, high, ... do not decrease, and only the
+        repeats (an interval ending where the next one starts, a point interval) are dropped,
+        without a sort; otherwise the ends are sorted."""
         lows, highs, _, _ = self._arrays()
         ends = np.empty(2 * lows.size)
         ends[0::2], ends[1::2] = lows, highs

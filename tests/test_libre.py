@@ -439,7 +439,8 @@ def test_distinct_rows_and_groups_of_many_packed_keys_match_numpy_unique_rows(se
     elif kind == "wide":
         codes = rng.integers(-2**40, 2**40, size=(n_rows, n_columns))
     else:
-        codes = rng.choice(np.array([np.iinfo(np.int64).min, -1, 0, 5, np.iinfo(np.int64).max]), size=(n_rows, n_columns))
+        extremes = np.array([np.iinfo(np.int64).min, -1, 0, 5, np.iinfo(np.int64).max])
+        codes = rng.choice(extremes, size=(n_rows, n_columns))
     codes = codes[rng.integers(0, n_rows, n_rows)]  # duplicated rows
     weights = rng.choice([0.0, 0.1, 0.5, 1.0, 3.0], n_rows) if weighted else None
     rows, counts = distinct_rows(codes, weights)

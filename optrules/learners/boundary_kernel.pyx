@@ -85,14 +85,11 @@ cdef void _sift_down(count_t[:, ::1] heap, Py_ssize_t size, Py_ssize_t at) noexc
         at = best
 
 
-cdef inline void _key(bint h2, count_t s, count_t d, int64_t dist, count_t[:, ::1] out, Py_ssize_t row,
+cdef inline void _key(count_t s, count_t d, int64_t dist, count_t[:, ::1] out, Py_ssize_t row,
                       int64_t bit) noexcept nogil:
-    """H1 = (|S_i^0|, |D+_i^0|, d_l); H2 = (d_l, |S_i^0|, |D+_i^0|); then the lowest bit (``out`` has
-    the dtype of the counts)."""
-    if h2:
-        out[row, 0], out[row, 1], out[row, 2] = <count_t>dist, s, d
-    else:
-        out[row, 0], out[row, 1], out[row, 2] = s, d, <count_t>dist
+    """H2's key ``(d_l, |S_i^0|, |D+_i^0|)``, then the lowest bit (``out`` has the dtype of the
+    counts)."""
+    out[row, 0], out[row, 1], out[row, 2] = <count_t>dist, s, d
     out[row, 3] = <count_t>bit
 
 
@@ -134,11 +131,11 @@ cdef inline void _flip_off(int64_t i, const int64_t[::1] bit_ptr, const int32_t[
 
 cdef void _boundary_point(int64_t seed, int64_t n_bits, const int64_t[::1] pos_ptr, const int64_t[::1] pos_col,
                           const int32_t[::1] neg_zeros, const int64_t[::1] bit_ptr, const int32_t[::1] bit_neg,
-                          const count_t[::1] s_zero, const count_t[::1] d_zero, bint h2,
+                          const count_t[::1] s_zero, const count_t[::1] d_zero,
                           int8_t[::1] state, distance_t[::1] c, count_t[:, ::1] heap) noexcept nogil:
-    """Algorithm 2 for positive ``seed``, the best bit from one lazy max-heap over all of ``I`` (the
-    path of H2, whose first key, the distance, changes as bits are flipped off); on return ``state
-    == _IN_J`` marks the ones of ``p(J)``.
+    """Algorithm 2 for positive ``seed`` under H2, the best bit from one lazy max-heap over all of
+    ``I`` (H2's first key, the distance, changes as bits are flipped off); on return ``state ==
+    _IN_J`` marks the ones of ``p(J)``.
 
     ``neg_zeros`` holds each negative's number of zeros; ``state``, ``c`` and ``heap`` are work
     arrays (sizes n_bits, n_neg, n_bits x 4; ``heap`` of the dtype of ``s_zero`` and ``d_zero``).
@@ -151,17 +148,17 @@ cdef void _boundary_point(int64_t seed, int64_t n_bits, const int64_t[::1] pos_p
     size = 0
     for i in range(n_bits):
         if state[i] == _IN_I:
-            _key(h2, s_zero[i], d_zero[i], _distance(i, bit_ptr, bit_neg, c, big), heap, size, i)
+            _key(s_zero[i], d_zero[i], _distance(i, bit_ptr, bit_neg, c, big), heap, size, i)
             size += 1
     for at in range(size // 2 - 1, -1, -1):
         _sift_down(heap, size, at)
 
     while size > 0:
         i = <int64_t>heap[0, 3]
-        stored = heap[0, 0] if h2 else heap[0, 2]
+        stored = heap[0, 0]
         current = _distance(i, bit_ptr, bit_neg, c, big)
         if current != stored and current != 1:  # stale (too good): back with its current distance
-            _key(h2, s_zero[i], d_zero[i], current, heap, 0, i)
+            _key(s_zero[i], d_zero[i], current, heap, 0, i)
             _sift_down(heap, size, 0)
             continue
         size -= 1  # pop
@@ -217,8 +214,8 @@ cdef void _boundary_point_h1(int64_t seed, int64_t n_bits, const int64_t[::1] po
     a call. ``order`` lists the bits by ``(|S_i^0|, |D+_i^0|)`` descending, then by index; a group is
     a run of bits with equal first keys. While a group holds a bit of ``I`` at distance >= 2 that
     bit ranks before every bit of a later group, so the groups are taken in order, each until its
-    bits of ``I`` are spent: the flips are those of the single heap of :func:`_boundary_point`,
-    in the same order. Within a group a lazy max-heap on ``(d_l, -i)`` of its bits picks the next
+    bits of ``I`` are spent: the flips are those of one lazy heap over every bit keyed by H1 (as
+    :func:`_boundary_point` keeps for H2), in the same order. Within a group a lazy max-heap on ``(d_l, -i)`` of its bits picks the next
     one (distances computed when the group starts, an entry re-checked when popped unless no flip
     happened since it was computed). A bit at distance 1 goes to ``J`` whenever it is popped: its
     distance stays 1, and it is never flipped (see :func:`_boundary_point`). The heaps are small and
@@ -281,8 +278,9 @@ cdef inline uint64_t _order_key(count_t value) noexcept nogil:
 
 cdef void _sort_descending(const count_t[::1] values, int64_t* order, int64_t* work, uint64_t* keys,
                            Py_ssize_t n) noexcept nogil:
-    """Sort the indices ``order[0..n)`` by ``values``, largest first, ties in their order: a least-significant-digit radix sort, byte by byte, that skips the bytes all keys share.
-    ``work`` (n indices) and ``keys`` (one per value) are work arrays."""
+    """Sort the indices ``order[0..n)`` by ``values``, largest first, ties in their order: a
+    least-significant-digit radix sort, byte by byte, that skips the bytes all keys share. ``work``
+    (n indices) and ``keys`` (one per value) are work arrays."""
     cdef Py_ssize_t count[256]
     cdef Py_ssize_t k, total, size
     cdef int shift, b
@@ -448,10 +446,10 @@ def boundary_kernel(int64_t n_bits, pos_ptr, pos_col, count_t[::1] weights, neg_
         with nogil:
             if h2 and narrow:
                 _boundary_point(seed, n_bits, p_ptr, p_col, neg_zeros, bit_ptr, bit_neg,
-                                s_zero, d_zero, h2, state, c8, heap)
+                                s_zero, d_zero, state, c8, heap)
             elif h2:
                 _boundary_point(seed, n_bits, p_ptr, p_col, neg_zeros, bit_ptr, bit_neg,
-                                s_zero, d_zero, h2, state, c32, heap)
+                                s_zero, d_zero, state, c32, heap)
             else:
                 memcpy(&order[0], &by_d[0], n_bits * sizeof(int64_t))
                 _sort_descending(s_zero, &order[0], &work[0], &keys[0], n_bits)
