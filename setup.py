@@ -7,7 +7,7 @@ from setuptools import Extension, setup
 
 #: One extension per kernel module, beside the Python modules that import it.
 KERNELS = ["optrules.bitset_kernels", "optrules.chimerge_kernel", "optrules.learners.boundary_kernel",
-           "optrules.learners.libre_kernel"]
+           "optrules.learners.libre_kernel", "optrules.search_kernel"]
 
 #: -ffp-contract=off: no fused multiply-add, so the floating-point results are those of the
 #: operations as written (the chi-square statistic is compared with NumPy's, bit for bit).

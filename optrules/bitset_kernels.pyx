@@ -1,5 +1,4 @@
-"""Compiled kernels over packed bitsets and bin codes: the inner loops of candidate mining
-(``optrules.candidates``) and of LIBRE's coverage (``optrules.encode.FeatureBinning.coverage``).
+"""Compiled kernels over packed bitsets: the inner loops of candidate mining (``optrules.candidates``).
 
 * :func:`extension_supports`: the positive and negative supports of every allowed extension
   (parent conjunction AND one atom) by popcount over the packed words, without materialising the
@@ -9,8 +8,6 @@
   are found by sorting integers instead of comparing rows of thousands of words: two coverages are
   taken as equal when both hashes agree, and ``candidates`` falls back to comparing the rows
   themselves when the first agrees and the second does not.
-* :func:`lattice_coverage`: which samples each lattice element covers, from the samples' bin codes,
-  feature by feature with an early exit, without a (elements x samples) array per feature.
 
 Built ahead of time by Cython when the package is installed (``setup.py``); the loops run without
 the GIL. Words are ``uint64`` with C's wrap-around arithmetic, so the hashes are the same on every
@@ -21,7 +18,7 @@ from libc.stdint cimport int64_t, uint64_t, uint8_t
 
 import numpy as np
 
-__all__ = ["extension_supports", "joined_hashes", "lattice_coverage", "row_hashes"]
+__all__ = ["extension_supports", "joined_hashes", "row_hashes"]
 
 
 cdef inline int64_t _popcount(uint64_t x) noexcept nogil:
@@ -120,59 +117,4 @@ def joined_hashes(parent_bits, atom_bits, parents, atoms):
                 first = _mix(first, word, w)
                 second = _mix(second, word, w + words)
             hashes[r, 0], hashes[r, 1] = first, second
-    return out
-
-
-def lattice_coverage(elements, codes_by_feature, starts, stops):
-    """(k, n) bool: element j covers sample i when, in every feature f where j has a one, the
-    sample has a bin (codes_by_feature[f, i] >= 0) and j's bit at that bin, starts[f] + that code,
-    is 0. ``codes_by_feature`` is the samples' bin codes, one contiguous row per feature.
-
-    For each element the samples are filtered feature by feature: only those still covered are
-    looked at in the next restricted feature."""
-    cdef const uint8_t[:, ::1] bits = np.ascontiguousarray(elements, dtype=np.bool_).view(np.uint8)
-    cdef const int64_t[:, ::1] codes = np.ascontiguousarray(codes_by_feature, dtype=np.int64)
-    cdef const int64_t[::1] first = np.ascontiguousarray(starts, dtype=np.int64)
-    cdef const int64_t[::1] last = np.ascontiguousarray(stops, dtype=np.int64)
-    cdef Py_ssize_t k = bits.shape[0], n_features = codes.shape[0], n = codes.shape[1]
-    cdef Py_ssize_t j, f, b, i, r, t, count, size, kept
-    cdef int64_t code
-    out = np.zeros((k, n), dtype=np.bool_)
-    cdef uint8_t[:, ::1] covers = out.view(np.uint8)
-    cdef int64_t[::1] restricted = np.empty(n_features, dtype=np.int64)
-    cdef int64_t[::1] alive = np.empty(n, dtype=np.int64)
-    with nogil:
-        for j in range(k):
-            count = 0
-            for f in range(n_features):
-                for b in range(first[f], last[f]):
-                    if bits[j, b]:
-                        restricted[count] = f
-                        count += 1
-                        break
-            if count == 0:
-                for i in range(n):
-                    covers[j, i] = 1
-                continue
-            f = restricted[0]
-            size = 0
-            for i in range(n):
-                code = codes[f, i]
-                if code >= 0 and not bits[j, first[f] + code]:
-                    alive[size] = i
-                    size += 1
-            for r in range(1, count):
-                f = restricted[r]
-                kept = 0
-                for t in range(size):
-                    i = alive[t]
-                    code = codes[f, i]
-                    if code >= 0 and not bits[j, first[f] + code]:
-                        alive[kept] = i
-                        kept += 1
-                size = kept
-                if size == 0:
-                    break
-            for t in range(size):
-                covers[j, alive[t]] = 1
     return out

@@ -130,7 +130,9 @@ def validate_features(
         is_cat = name in declared or (is_frame and _is_categorical_dtype(series))
         columns[name] = _categorical_column(series) if is_cat else _numeric_column(name, series)
         flags.append(is_cat)
-    return pd.DataFrame(columns), Schema(tuple(names), tuple(flags))
+    # copy=False: the columns are not stacked into one block (a copy of the whole frame, slow when
+    # they are strided views of a row-major array); copy-on-write keeps X safe from later writes
+    return pd.DataFrame(columns, copy=False), Schema(tuple(names), tuple(flags))
 
 
 def _has_objects(X: Any) -> bool:

@@ -43,7 +43,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from optrules.chimerge_kernel import EXPECTED_FLOOR, adjacent_chi2, chimerge_kernel, pair_chi2
+from optrules.chimerge_kernel import (EXPECTED_FLOOR, adjacent_chi2, chimerge_kernel, group_by_class,
+                                      merge_class_groups, pair_chi2)
+from optrules.search_kernel import sorted_positions
 from optrules.weights import validate_sample_weight
 
 __all__ = [
@@ -106,7 +108,7 @@ class Bins:
             raise ValueError("cuts must not contain NaN")
         if raw.size > 1 and not np.all(np.diff(raw) > 0):
             raise ValueError(f"cuts must be strictly increasing, got {raw.tolist()}")
-        object.__setattr__(self, "cuts", tuple(float(c) for c in raw))
+        object.__setattr__(self, "cuts", tuple(raw.tolist()))  # Python floats
 
     @property
     def n_bins(self) -> int:
@@ -116,13 +118,14 @@ class Bins:
     def assign(self, values: Any) -> np.ndarray:
         """Bin index (int64) of each value; NaN gives ``-1``.
 
-        Vectorised with ``np.searchsorted(cuts, values, side="right")``: a value
-        equal to a cut ``c_j`` goes to the bin that starts at ``c_j``.  The
-        output has the shape of ``values``.
+        ``np.searchsorted(cuts, values, side="right")``, computed by the compiled
+        :func:`optrules.search_kernel.sorted_positions` (several times faster on
+        many values): a value equal to a cut ``c_j`` goes to the bin that starts
+        at ``c_j``.  The output has the shape of ``values``.
         """
         arr = _as_float_array(values, allow_nd=True)
-        idx = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), arr, side="right")
-        idx = np.asarray(idx, dtype=np.int64)
+        idx = sorted_positions(np.asarray(self.cuts, dtype=np.float64), np.ascontiguousarray(arr.reshape(-1)),
+                               True).reshape(arr.shape)
         nan = np.isnan(arr)
         if nan.any():
             idx = np.where(nan, np.int64(-1), idx)
@@ -179,8 +182,13 @@ def _as_float_array(values: Any, *, allow_nd: bool = False) -> np.ndarray:
 
 
 def _as_weights(weights: Any, n: int) -> np.ndarray | None:
-    """``weights`` checked (:func:`validate_sample_weight`); None stays None (every row weighs 1)."""
-    return None if weights is None else validate_sample_weight(weights, n, "weights", zero_sum=True)
+    """``weights`` checked (:func:`validate_sample_weight`); None, or weights that are all 1, give
+    None (every row weighs 1: the unweighted path, with the same bins; the estimators pass the
+    weights of ones of a fit without ``sample_weight``)."""
+    if weights is None:
+        return None
+    weights = validate_sample_weight(weights, n, "weights", zero_sum=True)
+    return None if np.all(weights == 1) else weights
 
 
 def _as_label_codes(y: Any, n: int) -> tuple[np.ndarray, int]:
@@ -260,9 +268,11 @@ def chimerge(
     weight 0 is ignored like a missing one.  The expected-count floor and the
     thresholds are unchanged, in the units of the weights.
 
-    The work after the label coding is one sort of the kept values (``np.argsort``, which releases
-    the GIL) and one compiled call, :func:`optrules.chimerge_kernel.chimerge_kernel`, that holds no
-    lock either, so several columns are discretised in parallel threads
+    The work after the label coding is one sort of the kept values and one compiled call,
+    :func:`optrules.chimerge_kernel.chimerge_kernel`.  Without weights and with at most
+    :data:`SORT_BY_CLASS_MAX` classes the values are sorted class by class and merged
+    (:func:`_sorted_by_class`), otherwise by one ``np.argsort`` (:func:`_sorted_by_value`).  The
+    sorts and the kernels release the GIL, so several columns are discretised in parallel threads
     (:meth:`optrules.encode.FeatureBinning.fit`).
     """
     thr = float(threshold)
@@ -283,31 +293,59 @@ def chimerge(
     x = _as_float_array(values)
     codes, n_classes = _as_label_codes(y, x.shape[0])
     w = _as_weights(weights, x.shape[0])
+    if w is None and n_classes <= SORT_BY_CLASS_MAX:
+        sorted_x, sorted_codes, n_classes = _sorted_by_class(x, codes, n_classes)
+        sorted_weights = np.empty(0, dtype=np.float64)
+    else:
+        sorted_x, sorted_codes, sorted_weights, n_classes = _sorted_by_value(x, codes, n_classes, w)
+    if sorted_x.size == 0:
+        return Bins(())
+    limit = -1 if max_intervals is None else int(max_intervals)
+    cuts = chimerge_kernel(sorted_x, sorted_codes, sorted_weights, n_classes, thr, limit, int(min_intervals))
+    return Bins(tuple(cuts.tolist()))
+
+
+#: Unweighted columns of at most this many classes are sorted class by class
+#: (:func:`_sorted_by_class`), the others by one ``np.argsort`` (:func:`_sorted_by_value`).
+SORT_BY_CLASS_MAX = 8
+
+
+def _sorted_by_value(x: np.ndarray, codes: np.ndarray, n_classes: int,
+                     w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The rows with a value, a label and (with weights) a positive weight, sorted by value: their
+    values, class codes renumbered over the classes they hold (a label that occurs only next to a
+    missing value must not add an all-empty column to the table), weights (empty without
+    ``w``) and the number of those classes.  Weighted rows keep their order among equal values
+    (a stable sort), so the weights of one value are summed in the order of the rows."""
     keep = ~np.isnan(x) & (codes >= 0)
     if w is not None:
         keep &= w > 0
     x = x[keep]
     codes = codes[keep]
-    if x.size == 0:
-        return Bins(())
-    # only classes seen on the kept rows count (a label that occurs only next
-    # to a missing value must not add an all-empty column to the table)
     present = np.bincount(codes, minlength=n_classes) > 0
     if not present.all():
-        remap = np.cumsum(present) - 1
-        codes = remap[codes]
-        n_classes = int(present.sum())
-
+        codes = (np.cumsum(present) - 1)[codes]
+    n_classes = int(present.sum())
     if w is None:
         order = np.argsort(x)
-        sorted_weights = np.empty(0, dtype=np.float64)
-    else:
-        # stable: the weights of one value are summed in the order of the rows
-        order = np.argsort(x, kind="stable")
-        sorted_weights = np.ascontiguousarray(w[keep][order])
-    limit = -1 if max_intervals is None else int(max_intervals)
-    cuts = chimerge_kernel(x[order], codes[order], sorted_weights, n_classes, thr, limit, int(min_intervals))
-    return Bins(tuple(cuts.tolist()))
+        return x[order], codes[order], np.empty(0, dtype=np.float64), n_classes
+    order = np.argsort(x, kind="stable")
+    return x[order], codes[order], np.ascontiguousarray(w[keep][order]), n_classes
+
+
+def _sorted_by_class(x: np.ndarray, codes: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """What :func:`_sorted_by_value` returns for unweighted rows, made by grouping the values by
+    class (:func:`optrules.chimerge_kernel.group_by_class`), sorting each class in place (``sort``,
+    several times faster than ``np.argsort`` and the gathers through it) and merging the sorted
+    classes (:func:`optrules.chimerge_kernel.merge_class_groups`); the rows of one value come in
+    class order, which changes nothing when every row weighs 1."""
+    grouped, offsets = group_by_class(x, codes, n_classes)
+    if grouped.size == 0:
+        return grouped, np.empty(0, dtype=np.int64), 0
+    for start, stop in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        grouped[start:stop].sort()
+    sorted_x, sorted_codes = merge_class_groups(grouped, offsets)
+    return sorted_x, sorted_codes, offsets.size - 1
 
 
 # --------------------------------------------------------------------------- #

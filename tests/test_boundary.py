@@ -335,3 +335,27 @@ def test_float_counts_change_the_heuristic_like_multiplicities():
         find_boundary(positives, negatives, positive_counts=[1.0, -0.5, 1.0])
     with pytest.raises(ValueError, match="non-negative"):
         find_boundary(positives, negatives, positive_counts=[1.0, np.nan, 1.0])
+
+
+@pytest.mark.parametrize("kind", ["small", "wide", "float", "float-wide"])
+@settings(derandomize=True, deadline=None, max_examples=40)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_h1_groups_equal_the_reference_for_counts_of_many_bytes(kind, seed):
+    # H1 orders the bits by (|S_i^0|, |D+_i^0|) with a radix sort on the bytes of the counts (the
+    # bit patterns of float counts) and takes them group by group: counts of one byte with many
+    # ties, of several bytes, floats of several exponents (and -0.0, 0.0) against the reference
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(2, 9, rng.integers(1, 5)).tolist()
+    starts = np.cumsum([0] + widths[:-1])
+    codes = np.column_stack([rng.integers(0, w, 60) for w in widths])
+    label = rng.random(60) < 0.5
+    pos_codes = np.unique(codes[label], axis=0)
+    neg_codes = np.unique(codes[~label], axis=0)
+    n = pos_codes.shape[0]
+    counts = {"small": rng.integers(1, 4, n),
+              "wide": rng.choice([1, 255, 256, 70_000, 2**40], n),
+              "float": rng.choice([0.0, -0.0, 0.5, 1.0, 3.25], n),
+              "float-wide": rng.choice([1e-300, 1e-3, 0.1, 7.0, 1e12, 2.5e100], n)}[kind]
+    positives = ZeroRows.from_codes(pos_codes, starts, sum(widths))
+    negatives = ZeroRows.from_codes(neg_codes, starts, sum(widths))
+    assert_same_result(positives, negatives, "H1", counts)

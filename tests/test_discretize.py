@@ -743,3 +743,117 @@ def test_chimerge_matches_the_previous_kernel_with_many_classes_and_weights():
     for threshold, max_intervals in ((20.1, None), (20.1, 6), (0.0, 50)):
         assert chimerge(x, y, threshold, max_intervals, weights=weights).cuts == previous_chimerge(
             x, y, threshold, max_intervals, weights=weights)
+
+
+# --------------------------------------------------------------------------- #
+# the shortcuts of the compiled path: one row per run of one class, the sort class by class
+# --------------------------------------------------------------------------- #
+@st.composite
+def pure_column(draw):
+    """Up to 300 rows on which every distinct value has one class (uniform values, or values
+    repeated within their class), 1-5 classes, in runs of one class of random lengths; some
+    missing values and labels."""
+    n = draw(st.integers(1, 300))
+    n_classes = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    distinct = np.sort(rng.uniform(-50, 50, n))
+    run_class = rng.integers(0, n_classes, n)
+    stay = rng.random(n) < draw(st.sampled_from([0.0, 0.5, 0.9]))  # a row in its predecessor's run
+    classes = run_class.copy()
+    for i in range(1, n):
+        if stay[i]:
+            classes[i] = classes[i - 1]
+    copies = rng.integers(1, draw(st.sampled_from([2, 4])), n)  # rows of each distinct value
+    x = np.repeat(distinct, copies)
+    y = np.repeat(classes, copies).astype(object)
+    order = rng.permutation(x.size)
+    x, y = x[order], y[order]
+    x[rng.random(x.size) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
+    y[rng.random(x.size) < draw(st.sampled_from([0.0, 0.05]))] = None
+    return x, y
+
+
+@PROPS
+@given(pure_column(), st.sampled_from([0.0, 0.2, 0.2000000001, 0.4, 0.6000000001, 2.0, 4.6, 6.0, 1e9]),
+       st.one_of(st.none(), st.integers(1, 8)), st.integers(1, 40))
+def test_chimerge_on_values_of_one_class_each_matches_the_previous_kernel(col, threshold, max_intervals,
+                                                                        min_intervals):
+    # the merge loop starts from one row per run of one class when that is exact (unit weights,
+    # every distinct value of one class, the pure-pair statistic 0.2 (n_classes - 1) below the
+    # threshold, at least min_intervals runs): the thresholds at and just above 0.2 and 0.6 and the
+    # min_intervals above the number of runs take the other path
+    x, y = col
+    if max_intervals is not None:
+        max_intervals = max(max_intervals, min_intervals)
+    got = chimerge(x, y, threshold, max_intervals, min_intervals)
+    assert got.cuts == previous_chimerge(x, y, threshold, max_intervals, min_intervals)
+    # weights of 1 and one more row of weight 0 (left out) take the weighted path (one row per
+    # distinct value, argsort); weights that are all 1 take the unweighted one
+    weighted = chimerge(np.append(x, 0.0), np.append(y, y[0]), threshold, max_intervals, min_intervals,
+                        weights=np.append(np.ones(len(x)), 0.0))
+    assert weighted.cuts == got.cuts
+    assert chimerge(x, y, threshold, max_intervals, min_intervals, weights=np.ones(len(x))).cuts == got.cuts
+
+
+def test_a_mixed_value_keeps_the_merge_loop_on_distinct_values():
+    # rows (3,0) (3,1) (0,1) (5,1) (1,0) (2,0) at threshold 0.5 keep 4 intervals; merging the run
+    # (1,0) (2,0) first would keep 5 (docs of optrules.chimerge_kernel._merge_kernel)
+    counts = [(3, 0), (3, 1), (0, 1), (5, 1), (1, 0), (2, 0)]
+    x = [float(v) for v, (a, b) in enumerate(counts) for _ in range(a + b)]
+    y = [c for a, b in counts for c in [0] * a + [1] * b]
+    got = chimerge(x, y, threshold=0.5)
+    assert got.n_bins == 4
+    assert got.cuts == reference_chimerge(x, y, 0.5) == previous_chimerge(x, y, 0.5)
+
+
+@pytest.mark.parametrize("threshold,max_intervals,share", [(4.6, None, 0.5), (6.0, None, 0.5), (6.0, 5, 0.1),
+                                                          (0.0, 3, 0.5), (0.2, None, 0.5), (2.0, None, 0.02)])
+def test_chimerge_on_distinct_values_matches_the_previous_kernel_on_a_large_random_column(
+        threshold, max_intervals, share):
+    # the LIBRE scalability data with distinct values: every value of one class, so the merge loop
+    # starts from the runs of one class (but at threshold 0.2, the pure-pair statistic), and its
+    # rows are compacted several times as they merge
+    rng = np.random.default_rng(13)
+    x = rng.uniform(0, 100, 60_000)
+    y = rng.random(x.size) < share
+    got = chimerge(x, y, threshold, max_intervals)
+    assert got.cuts == previous_chimerge(x, y, threshold, max_intervals)
+    assert got.n_bins > 1
+
+
+@PROPS
+@given(tied_weighted_column())
+def test_sorting_class_by_class_gives_the_rows_of_one_argsort(col):
+    # the unweighted path sorts each class and merges them; the other path sorts by one argsort:
+    # the same values in the same order, each with the classes of its rows (in another order
+    # within a value), and the same class numbering
+    x, y, _ = col
+    codes, n_classes = dz._as_label_codes(y, len(x))
+    by_class, class_codes, classes = dz._sorted_by_class(x, codes, n_classes)
+    by_value, value_codes, weights, classes_by_value = dz._sorted_by_value(x, codes, n_classes, None)
+    assert classes == classes_by_value and weights.size == 0
+    np.testing.assert_array_equal(by_class, by_value)
+    assert sorted(zip(by_class.tolist(), class_codes.tolist())) == sorted(zip(by_value.tolist(), value_codes.tolist()))
+    assert np.all(np.diff(class_codes)[np.diff(by_class) == 0] >= 0)  # class order within a value
+
+
+def test_merge_class_groups_refuses_bad_offsets():
+    from optrules.chimerge_kernel import merge_class_groups
+    values = np.array([1.0, 2.0, 0.5])
+    with pytest.raises(ValueError, match="offsets must run from 0"):
+        merge_class_groups(values, np.array([0, 2], dtype=np.int64))
+    with pytest.raises(ValueError, match="must not decrease"):
+        merge_class_groups(values, np.array([0, 2, 1, 3], dtype=np.int64))
+    merged, codes = merge_class_groups(values, np.array([0, 2, 3], dtype=np.int64))
+    assert merged.tolist() == [0.5, 1.0, 2.0] and codes.tolist() == [1, 0, 0]
+
+
+def test_group_by_class_leaves_out_missing_values_labels_and_empty_classes():
+    from optrules.chimerge_kernel import group_by_class
+    values = np.array([3.0, np.nan, 1.0, 2.0, 5.0, 4.0])
+    codes = np.array([2, 0, 2, -1, 0, 2], dtype=np.int64)
+    grouped, offsets = group_by_class(values, codes, 4)
+    assert grouped.tolist() == [5.0, 3.0, 1.0, 4.0] and offsets.tolist() == [0, 1, 4]
+    with pytest.raises(ValueError, match="outside 0..3"):
+        group_by_class(values, np.array([0, 0, 4, 0, 0, 0], dtype=np.int64), 4)

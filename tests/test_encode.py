@@ -408,6 +408,8 @@ def test_order_matches_decoded_rules(problem: tuple[FeatureBinning, pd.DataFrame
     # rule sizes without decoding
     element_bits = binning.lattice(elements).to_bools()
     assert np.array_equal(binning.coverage(element_bits, binning.bin_index(everything)), covered.T)
+    many = np.vstack([element_bits] * 5)  # more than 64 elements: two words of element bits
+    assert np.array_equal(binning.coverage(many, binning.bin_index(everything)), np.vstack([covered.T] * 5))
     assert binning.n_conditions(element_bits).tolist() == [len(binning.decode(a)) for a in element_bits]
     for k, a in enumerate(elements):
         assert np.array_equal(lattice.leq(a), covered[:, k])

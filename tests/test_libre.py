@@ -420,9 +420,47 @@ def test_distinct_rows_match_numpy_unique_rows(n_values, n_columns, n_rows, seed
     rows, counts = distinct_rows(codes)
     expected, expected_counts = np.unique(codes, axis=0, return_counts=True)
     assert rows.tolist() == expected.tolist() and counts.tolist() == expected_counts.tolist()
-    huge = codes * 2**40  # a radix product beyond int64: the row-wise path
+    huge = codes * 2**40  # a radix product beyond int64: several packed keys
     rows, counts = distinct_rows(huge)
     assert rows.tolist() == (expected * 2**40).tolist() and counts.tolist() == expected_counts.tolist()
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["bins", "wide", "extreme"]), st.booleans())
+@settings(max_examples=60, deadline=None, derandomize=True)
+def test_distinct_rows_and_groups_of_many_packed_keys_match_numpy_unique_rows(seed, kind, weighted):
+    # rows packed into several int64 keys (thousands of bins per column, a column of its own when
+    # its range passes 2**63), duplicates and first keys shared by rows that differ later, against
+    # np.unique on the rows and np.lexsort for the order of the weighted sums
+    rng = np.random.default_rng(seed)
+    n_rows, n_columns = int(rng.integers(1, 300)), int(rng.integers(1, 12))
+    if kind == "bins":
+        codes = rng.integers(-1, 3000, size=(n_rows, n_columns))
+        codes[:, : n_columns // 2] %= 3  # few values in the leading columns: first keys shared
+    elif kind == "wide":
+        codes = rng.integers(-2**40, 2**40, size=(n_rows, n_columns))
+    else:
+        extremes = np.array([np.iinfo(np.int64).min, -1, 0, 5, np.iinfo(np.int64).max])
+        codes = rng.choice(extremes, size=(n_rows, n_columns))
+    codes = codes[rng.integers(0, n_rows, n_rows)]  # duplicated rows
+    weights = rng.choice([0.0, 0.1, 0.5, 1.0, 3.0], n_rows) if weighted else None
+    rows, counts = distinct_rows(codes, weights)
+    kept = np.ones(n_rows, dtype=bool) if weights is None else weights > 0
+    expected, inverse, expected_counts = np.unique(codes[kept], axis=0, return_inverse=True, return_counts=True)
+    assert rows.tolist() == expected.tolist()
+    if weights is None:
+        assert counts.tolist() == expected_counts.tolist()
+    else:  # each row's weights summed in row order (np.lexsort is stable), as np.add.reduceat sums
+        order = np.lexsort(codes[kept].T[::-1])
+        starts = np.flatnonzero(np.r_[True, np.diff(inverse.reshape(-1)[order]) != 0])
+        assert counts.tolist() == np.add.reduceat(weights[kept][order], starts).tolist()
+    is_positive = rng.random(n_rows) < 0.5
+    groups = group_samples(codes, is_positive, weights)
+    labelled, first, group_of, group_counts = np.unique(np.column_stack([codes, is_positive]), axis=0,
+                                                        return_index=True, return_inverse=True, return_counts=True)
+    assert groups.codes.tolist() == codes[first].tolist()
+    assert groups.is_positive.tolist() == is_positive[first].tolist()
+    assert groups.counts.tolist() == group_counts.tolist()
+    assert groups.inverse.tolist() == group_of.reshape(-1).tolist()
 
 
 @PROPERTY
@@ -442,7 +480,7 @@ def test_group_samples_against_a_dictionary_of_rows(data, draw):
     assert groups.weights.tolist() == [expected[k][1] for k in keys]
     assert np.array_equal(groups.codes[groups.inverse], codes)
     assert np.array_equal(groups.is_positive[groups.inverse], is_positive)
-    huge = group_samples(codes * 2**40, is_positive, weights)  # beyond int64 keys: the row-wise path
+    huge = group_samples(codes * 2**40, is_positive, weights)  # beyond one int64 key: several packed keys
     assert np.array_equal(huge.codes, groups.codes * 2**40) and np.array_equal(huge.counts, groups.counts)
 
 

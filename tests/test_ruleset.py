@@ -224,6 +224,40 @@ def test_covers_matches_row_by_row_reference(df, ruleset):
 
 
 @PROPERTY
+@given(frames(), st.integers(0, 2**32 - 1), st.integers(60, 140))
+def test_covers_of_many_rules_and_intervals_matches_row_by_row_reference(df, seed, n_rules):
+    # more than 64 rules (several words of rule bits), conditions shared by rules, conditions of
+    # many sorted disjoint intervals made by from_bounds (their ends without a sort) and of
+    # overlapping ones (the sorted fallback), missing values in or out
+    rng = np.random.default_rng(seed)
+    pool = [*CUT_POOL[1:-1], *rng.uniform(-20, 20, 8).round(2).tolist()]
+    made: list[Condition] = []
+    for _ in range(12):
+        feature = str(rng.choice(NUMERIC_FEATURES))
+        if rng.random() < 0.5:
+            ends = np.unique(rng.choice(pool, 2 * int(rng.integers(1, 6))))
+            if ends.size % 2:
+                ends = ends[:-1]
+            if rng.random() < 0.5:  # disjoint intervals apart
+                lows, highs = (ends[0::2], ends[1::2]) if ends.size else (np.array([0.0]), np.array([1.0]))
+            else:  # intervals that meet (one ends where the next starts), as decoded bins do
+                lows, highs = (ends[:-1], ends[1:]) if ends.size > 1 else (np.array([0.0]), np.array([1.0]))
+            made.append(NumericCondition.from_bounds(feature, lows, highs, rng.random(lows.size) < 0.5,
+                                                     rng.random(lows.size) < 0.5, bool(rng.random() < 0.3)))
+        else:
+            bounds = [sorted(rng.choice(pool, 2).tolist()) for _ in range(int(rng.integers(1, 4)))]
+            made.append(NumericCondition(feature, [Interval(a, b, bool(rng.random() < 0.5), bool(rng.random() < 0.5))
+                                                   for a, b in bounds], bool(rng.random() < 0.3)))
+    made.append(CategoricalCondition("colour", ["red", "blue"], bool(rng.random() < 0.5), True))
+    picks = [rng.choice(len(made), int(rng.integers(0, 4)), replace=False) for _ in range(n_rules)]
+    ruleset = Ruleset("set", [Rule(tuple(made[k] for k in pick), "yes") for pick in picks], "no", ALL_FEATURES,
+                      ("no", "yes"), positive="yes")
+    covers = ruleset.covers(df)
+    assert covers.dtype == bool and covers.shape == (len(df), n_rules)
+    assert covers.tolist() == _reference_covers(ruleset, df)
+
+
+@PROPERTY
 @given(frames(), rulesets(), st.data())
 def test_each_condition_matches_reference(df, ruleset, data):
     conditions = [c for r in ruleset.rules for c in r.conditions]

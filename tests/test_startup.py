@@ -109,10 +109,10 @@ def test_fit_after_a_lazy_import_and_greedy_fits_import_no_solver() -> None:
 
 #: The compiled kernel modules: every one is an extension module built ahead of time.
 KERNELS = ("optrules.bitset_kernels", "optrules.chimerge_kernel", "optrules.learners.boundary_kernel",
-           "optrules.learners.libre_kernel")
+           "optrules.learners.libre_kernel", "optrules.search_kernel")
 
 #: Small fits in a fresh process that run every kernel (ChiMerge, candidate mining and its hashes,
-#: FindBoundary, lattice coverage, the weighted filter); prints the kernels' files and whether a JIT
+#: FindBoundary, the sorted search, the weighted filter); prints the kernels' files and whether a JIT
 #: compiler was imported.
 KERNEL_PROBE = """
 import importlib.machinery, json, sys

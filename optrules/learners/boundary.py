@@ -63,10 +63,11 @@ Implementations
 ---------------
 :func:`find_boundary_result` runs the compiled kernel :mod:`optrules.learners.boundary_kernel`: rows
 are kept as their zeros (:class:`ZeroRows`; an inverse one-hot row has one zero per feature), the
-best bit comes from a lazy max-heap (``|S_i^0|`` and ``|D+_i^0|`` are fixed during a call of
-Algorithm 2 and the distance only decreases, so a stale key is only ever too good), and ``c_y =
-d_l(p, y)`` is decremented for the negatives with ``y(i) = 0`` when bit ``i`` is flipped off: a call
-costs ``O(d log d + zeros of D-)``. The NumPy functions of this module are the readable reference
+best bit comes from lazy max-heaps (``|S_i^0|`` and ``|D+_i^0|`` are fixed during a call of
+Algorithm 2 and the distance only decreases, so a stale key is only ever too good; under H1 the
+bits are sorted by ``(|S_i^0|, |D+_i^0|)`` and each group of equal counts gets a small heap of its
+own), and ``c_y = d_l(p, y)`` is decremented for the negatives with ``y(i) = 0`` when bit ``i`` is
+flipped off: a call costs ``O(d log d + zeros of D-)``. The NumPy functions of this module are the readable reference
 ("the distance is computed only once, and updated at each iteration", with an ``O(d)`` scan for the
 best bit); they run when a ``trace`` is requested, and the tests check that both give the same
 points, seeds and conflicting positives.

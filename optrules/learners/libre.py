@@ -110,38 +110,70 @@ def distinct_rows(codes: np.ndarray, weights: Any = None) -> tuple[np.ndarray, n
         codes, weights = codes[kept], weights[kept]
     if codes.shape[0] == 0:
         return codes, np.zeros(0, dtype=np.int64 if weights is None else np.float64)
+    if codes.shape[1] == 0:  # every row is the empty row
+        total = codes.shape[0] if weights is None else np.add.reduceat(weights, [0])[0]
+        return codes[:1], np.array([total], dtype=np.int64 if weights is None else np.float64)
+    order, starts = _sorted_groups(codes)
+    distinct = codes[order[starts]]
     if weights is None:
-        keys = _lexicographic_keys(codes)
-        if keys is None:
-            distinct, counts = np.unique(codes, axis=0, return_counts=True)
-            return distinct, counts.astype(np.int64)
-        _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        return codes[first], counts.astype(np.int64)
-    # the order of np.unique(axis=0); lexsort is stable, so equal rows stay in input order
-    order = np.lexsort(codes.T[::-1]) if codes.shape[1] else np.arange(codes.shape[0])
-    ordered = codes[order]
-    first = np.ones(ordered.shape[0], dtype=bool)
-    np.any(ordered[1:] != ordered[:-1], axis=1, out=first[1:])
-    starts = np.flatnonzero(first)
-    return ordered[starts], np.add.reduceat(weights[order], starts)
+        return distinct, np.diff(np.append(starts, codes.shape[0])).astype(np.int64)
+    return distinct, np.add.reduceat(weights[order], starts)
 
 
-def _lexicographic_keys(codes: np.ndarray) -> np.ndarray | None:
-    """One int64 per row of integer ``codes`` that orders the rows lexicographically (mixed radix
-    over each column's offset from its minimum, the first column most significant), or None when the
-    radix product would not fit in an int64 (or ``codes`` has no column). Sorting these scalars is
-    much faster than ``np.unique(..., axis=0)``'s row comparisons."""
-    if codes.shape[1] == 0 or codes.shape[0] == 0:
-        return None
-    low = codes.min(axis=0)
-    radix = (codes.max(axis=0) - low).astype(object) + 1
-    if int(np.prod(radix)) >= 2**63:
-        return None
-    keys = np.zeros(codes.shape[0], dtype=np.int64)
-    for column, offset, base in zip(codes.T, low.tolist(), radix):
-        keys *= int(base)
-        keys += column - offset if offset else column
+def _packed_keys(codes: np.ndarray) -> list[np.ndarray]:
+    """The rows of an integer matrix packed into as few int64 keys per row as fit (mixed radix over
+    each column's offset from its minimum, the first columns most significant, as many columns per
+    key as keep the radix product below 2**63): comparing rows key by key, first key first, is
+    comparing them lexicographically, and equal keys mean equal rows."""
+    keys: list[np.ndarray] = []
+    key = None
+    room = 1  # the radix product of the columns in ``key``
+    for column, low, high in zip(codes.T, codes.min(axis=0).tolist(), codes.max(axis=0).tolist()):
+        radix = high - low + 1
+        if radix >= 2**63:  # a column of its own: its values, in their order, are the key
+            keys.append(column.astype(np.int64))
+            key, room = None, 1
+            continue
+        if key is None or room * radix >= 2**63:
+            key = np.zeros(codes.shape[0], dtype=np.int64)
+            keys.append(key)
+            room = 1
+        key *= radix
+        key += column - low if low else column
+        room *= radix
     return keys
+
+
+def _sorted_groups(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a non-empty integer matrix (with >= 1 column) in lexicographic order, equal rows
+    in their input order (the order of ``np.lexsort`` on the columns), and the positions in that
+    order where each distinct row starts.
+
+    The rows are packed into int64 keys (:func:`_packed_keys`); one ``np.argsort`` of the first key
+    orders them, and only the runs of rows that share a first key (few, when the first key holds
+    several features of many bins; all duplicates, when it holds every column) are sorted again by
+    the other keys and their positions. This is much faster than ``np.unique(..., axis=0)``, which
+    compares rows as byte strings, when the features have thousands of bins.
+    """
+    keys = _packed_keys(codes)
+    order = np.argsort(keys[0])
+    first = keys[0][order]
+    tied = np.zeros(order.size, dtype=bool)  # a position whose first key equals a neighbour's
+    np.equal(first[1:], first[:-1], out=tied[1:])
+    tied[:-1] |= tied[1:]
+    if tied.any():
+        at = np.flatnonzero(tied)  # runs of equal first keys: contiguous, in the order of the key
+        rows = order[at]
+        order[at] = rows[np.lexsort([rows] + [key[rows] for key in keys[:0:-1]] + [keys[0][rows]])]
+    new = np.ones(order.size, dtype=bool)
+    if len(keys) == 1:
+        np.not_equal(first[1:], first[:-1], out=new[1:])
+    else:
+        new[1:] = False
+        for key in keys:
+            ordered = key[order]
+            new[1:] |= ordered[1:] != ordered[:-1]
+    return order, np.flatnonzero(new)
 
 
 @dataclass(frozen=True)
@@ -172,16 +204,16 @@ def group_samples(codes: np.ndarray, is_positive: np.ndarray, weights: Any = Non
     is_positive = np.asarray(is_positive, dtype=bool)
     n = codes.shape[0]
     weights = np.ones(n) if weights is None else validate_sample_weight(weights, n, "weights", zero_sum=True)
-    labelled = np.column_stack([codes, is_positive]) if codes.shape[1] else is_positive[:, None].astype(np.int64)
-    keys = _lexicographic_keys(labelled)
-    if keys is None:
-        _, first, inverse = np.unique(labelled, axis=0, return_index=True, return_inverse=True)
-    else:
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    n_groups = first.shape[0]
-    return SampleGroups(codes[first], is_positive[first], np.bincount(inverse, minlength=n_groups).astype(np.int64),
-                        np.bincount(inverse, weights=weights, minlength=n_groups), inverse)
+    if n == 0:
+        return SampleGroups(codes, is_positive, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.intp))
+    order, starts = _sorted_groups(np.column_stack([codes, is_positive]))  # negatives first in a row
+    group = np.zeros(n, dtype=np.intp)
+    group[starts[1:]] = 1
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.cumsum(group)
+    first = order[starts]
+    return SampleGroups(codes[first], is_positive[first], np.diff(np.append(starts, n)).astype(np.int64),
+                        np.bincount(inverse, weights=weights, minlength=starts.size), inverse)
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
