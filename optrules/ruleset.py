@@ -466,13 +466,17 @@ def _intervals_of(lows: np.ndarray, highs: np.ndarray, low_closed: np.ndarray,
                                                  high_closed.tolist()))
 
 
+def _without_repeats(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a non-decreasing array, in order (``np.unique`` without its sort)."""
+    keep = np.ones(values.size, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
 def _merged_ends(ends: list[np.ndarray]) -> np.ndarray:
     """The distinct values of several sorted arrays, sorted: a stable sort of their concatenation
     (a merge of its sorted runs), then the repeats dropped."""
-    merged = np.sort(np.concatenate(ends), kind="stable")
-    keep = np.ones(merged.size, dtype=bool)
-    np.not_equal(merged[1:], merged[:-1], out=keep[1:])
-    return merged[keep]
+    return _without_repeats(np.sort(np.concatenate(ends), kind="stable"))
 
 
 def line_pieces(ends: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -579,10 +583,8 @@ class NumericCondition(Condition):
         lows, highs, _, _ = self._arrays()
         ends = np.empty(2 * lows.size)
         ends[0::2], ends[1::2] = lows, highs
-        keep = np.ones(ends.size, dtype=bool)
-        np.not_equal(ends[1:], ends[:-1], out=keep[1:])
         if np.all(ends[1:] >= ends[:-1]):
-            return ends[keep]
+            return _without_repeats(ends)
         return np.unique(ends)  # intervals given out of order or overlapping
 
     def membership(self, ends: np.ndarray) -> np.ndarray:
