@@ -1082,6 +1082,84 @@ def test_a_large_mip_under_a_limit_says_which_highs_phases_it_switched_off(inter
     assert unlimited.note == "" and unlimited.objective == pytest.approx(knapsack_optimum())
 
 
+# --- large MIPs under a time limit: solved in a child process that is stopped at the deadline ---
+
+def test_a_large_mip_under_a_limit_is_solved_in_a_child_process_with_the_same_answer(monkeypatch) -> None:
+    from optrules.solvers import highs as highs_module
+    from optrules.solvers import highs_process
+
+    calls = []
+    original = highs_process.run_apart
+
+    def recorded(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)  # every model is "large"
+    monkeypatch.setattr(highs_process, "run_apart", recorded)
+    model = matrix_milp()
+    apart = S.solve(model, PC.MILP, "highs", {"time_limit": 1e6, "mip_gap": 0.0})
+    assert len(calls) == 1  # the child process ran it
+    assert apart.status is Status.OPTIMAL and apart.objective == pytest.approx(knapsack_optimum())
+    assert apart.best_bound == pytest.approx(knapsack_optimum()) and apart.gap == pytest.approx(0.0, abs=1e-9)
+    assert sum(v * pyo.value(model.x[i]) for i, (v, _) in enumerate(KNAPSACK)) == pytest.approx(knapsack_optimum())
+    assert apart.load_seconds > 0 and apart.solve_seconds >= 0
+    unlimited = S.solve(matrix_milp(), PC.MILP, "highs", {})  # no limit: in this process
+    assert len(calls) == 1 and unlimited.objective == pytest.approx(apart.objective)
+    assert highs_module.runs_apart(True, 1, True) and not highs_module.runs_apart(False, 10**9, True)
+    assert not highs_module.runs_apart(True, 10**9, False)
+
+
+def test_a_child_process_that_does_not_stop_is_stopped_after_the_deadline_and_the_report_says_so(monkeypatch) -> None:
+    import functools
+    import sys
+
+    from optrules.solvers import highs as highs_module
+    from optrules.solvers import highs_process
+
+    sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]  # a HiGHS that never looks at its clock
+    apart = highs_process.run_apart({}, {}, None, time.perf_counter() + 0.2, False, command=sleeper)
+    assert apart.found is None and "stopped" in apart.note and "no solution or bound" in apart.note
+    assert apart.run_seconds >= 0.2  # it was waited for until the deadline at least
+    monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)
+    monkeypatch.setattr(highs_process, "run_apart", functools.partial(highs_process.run_apart, command=sleeper))
+    report = S.solve(matrix_milp(), PC.MILP, "highs", {"time_limit": 0.2})
+    assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
+    assert report.objective is None and report.best_bound is None and report.gap is None
+    assert "stopped" in report.note
+
+
+def test_a_child_process_that_fails_is_an_error_with_its_message() -> None:
+    import sys
+
+    from optrules.solvers import highs_process
+
+    failing = [sys.executable, "-c", "import sys; sys.stderr.write('no HiGHS here'); sys.exit(3)"]
+    with pytest.raises(S.SolverError, match="exit status 3.*no HiGHS here"):
+        highs_process.run_apart({}, {}, None, time.perf_counter() + 60, False, command=failing)
+
+
+def test_a_set_cover_fit_whose_child_process_was_stopped_keeps_the_greedy_start_and_says_so(monkeypatch) -> None:
+    import functools
+    import sys
+
+    from optrules.cover import CoverInstance
+    from optrules.exact.set_cover import solve_set_cover
+    from optrules.learners.selection import greedy_cover
+    from optrules.solvers import highs as highs_module
+    from optrules.solvers import highs_process
+
+    rng = np.random.default_rng(3)
+    instance = CoverInstance.from_samples(rng.random((60, 12)) < 0.2, rng.random(60) < 0.5, 0.5, np.full(12, 0.5))
+    sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+    monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)
+    monkeypatch.setattr(highs_process, "run_apart", functools.partial(highs_process.run_apart, command=sleeper))
+    result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": 0.5}, cut_rounds=0)
+    assert result.fallback == "start" and "no solution" in result.fallback_reason
+    assert result.objective == pytest.approx(instance.objective(greedy_cover(instance)))
+    assert "stopped" in result.report.note
+
+
 def test_scip_s_limit_safe_options_only_for_a_large_model_under_a_limit_and_never_over_the_caller() -> None:
     from optrules.solvers.scip import LARGE_MODEL_NONZEROS, LARGE_MODEL_OPTIONS, limit_safe_options
 
