@@ -24,12 +24,17 @@ Part 2, solve: ``solve_set_cover`` with ``time_limit`` (the budget of reduction,
 build, cut rounds, load and solve) and the default modeller, against the greedy selection;
 medians of ``--repeats`` for the real-data rows, one run for the random ones (the limit dominates).
 
-    python benchmarks/set_cover.py [--repeats 3] [--time-limit 60] [--quick]
+``--instances LABEL ...`` keeps only the instances of those labels (e.g. "random 100k 20%") and
+``--no-build`` skips part 1; write such runs to their own ``--out``.
+
+    python benchmarks/set_cover.py [--repeats 3] [--time-limit 60] [--quick] [--instances LABEL ...]
+        [--no-build] [--out FILE.md]
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import statistics
 import time
 from pathlib import Path
@@ -51,6 +56,7 @@ from machine import markdown_table, write_report  # noqa: E402  (benchmarks/mach
 
 ALPHA = 0.7
 RULE_COST = 1.0
+DEFAULT_OUT = Path(__file__).parent / "results" / "set_cover.md"
 BUILD_LIMIT = 1e-3  #: the time limit of the load-only solves of part 1: HiGHS stops at once
 MIN_ROUND = 0.05  #: seconds of direct builds per timed round (small instances: several calls per round)
 
@@ -206,37 +212,46 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--quick", action="store_true", help="small sizes only (a smoke run)")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "set_cover.md"))
+    parser.add_argument("--instances", nargs="+", default=None, metavar="LABEL",
+                        help='only these instances, by label ("german (500)", "random 100k 20%%", ...)')
+    parser.add_argument("--no-build", action="store_true", help="skip part 1 (build and load)")
+    parser.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args()
 
+    def wanted(label: str) -> bool:
+        return args.instances is None or label in args.instances
+
     samples = [1000] if args.quick else [1000, 10_000, 100_000]
-    random_instances = [(f"random {n // 1000}k {d:.0%}", random_instance(n, 500, d, seed=n))
+    random_instances = [(f"random {n // 1000}k {d:.0%}", lambda n=n, d=d: random_instance(n, 500, d, seed=n))
                         for n in samples for d in (0.05, 0.2)]
-    build_rows = [measure_build("fixed cost (2 rules)", smallest_instance(), args.repeats)]
-    print(build_rows[-1], flush=True)
-    german_500 = real_instance("german", 500)[0]
-    build_rows.append(measure_build("german (500)", german_500, args.repeats))
-    print(build_rows[-1], flush=True)
-    for label, instance in random_instances:
-        build_rows.append(measure_build(label, instance, args.repeats))
-        print(build_rows[-1], flush=True)
+    random_instances = [(label, make) for label, make in random_instances if wanted(label)]
+    build_rows = []
+    build_instances = [("fixed cost (2 rules)", smallest_instance), ("german (500)", lambda: real_instance("german", 500)[0])]
+    for label, make in (build_instances + random_instances) if not args.no_build else []:
+        if wanted(label):
+            build_rows.append(measure_build(label, make(), args.repeats))
+            print(build_rows[-1], flush=True)
 
     solve_rows = []
     datasets = ["german", "mushroom"] if args.quick else ["adult", "mushroom", "german"]
     sizes = [100] if args.quick else [100, 500, 2000]
     for name in datasets:
         for size in sizes:
-            instance, atoms = real_instance(name, size)
-            solve_rows.append(measure_solve(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit))
-            print(solve_rows[-1], flush=True)
-    for label, instance in random_instances:
-        solve_rows.append(measure_solve(label, instance, None, 1, args.time_limit))
+            if wanted(f"{name} ({size})"):
+                instance, atoms = real_instance(name, size)
+                solve_rows.append(measure_solve(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit))
+                print(solve_rows[-1], flush=True)
+    for label, make in random_instances:
+        solve_rows.append(measure_solve(label, make(), None, 1, args.time_limit))
         print(solve_rows[-1], flush=True)
 
-    build_table, solve_table = markdown_table(build_rows), markdown_table(solve_rows)
+    build_table = markdown_table(build_rows) if build_rows else "(not run: --no-build)"
+    solve_table = markdown_table(solve_rows)
     print(build_table, solve_table, sep="\n\n")
     command = (f"python benchmarks/set_cover.py --repeats {args.repeats} --time-limit {args.time_limit:g}"
-               f"{' --quick' if args.quick else ''}")
+               f"{' --quick' if args.quick else ''}{' --no-build' if args.no_build else ''}"
+               + (" --instances " + shlex.join(args.instances) if args.instances else "")
+               + ("" if Path(args.out).resolve() == DEFAULT_OUT.resolve() else f" --out {args.out}"))
     write_report(
         args.out, "Set-cover rule selection: model builds against direct highspy, ILP (HiGHS) against greedy",
         command,
