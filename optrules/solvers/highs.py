@@ -9,7 +9,9 @@ asks for duals (a Pyomo ``dual`` suffix) gets HiGHS' row duals written into it.
 
 A large MIP under a time limit runs with :data:`LARGE_MIP_OPTIONS` (see :func:`limit_safe_options`):
 HiGHS 1.16 does not check its time limit inside some setup phases of its MIP solver, which on a
-large model run for minutes.
+large model run for minutes; the phases no option switches off (the root LP's first factorisation)
+are why such a model is solved in a child process stopped at the deadline (:func:`runs_apart`,
+:mod:`optrules.solvers.highs_process`).
 """
 
 from __future__ import annotations
