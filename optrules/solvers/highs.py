@@ -20,16 +20,14 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
-
+from optrules.solvers.highs_arrays import load_arrays, model_arrays, run_loaded, set_up
 from optrules.solvers.options import with_safe_options
 from optrules.solvers.output import silenced
 from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["HIGHS_WORDS", "LARGE_MIP_NONZEROS", "LARGE_MIP_OPTIONS", "limit_safe_options", "load_arrays", "model_arrays",
-           "run_highs", "run_loaded", "runs_apart", "set_up"]
+__all__ = ["HIGHS_WORDS", "LARGE_MIP_NONZEROS", "LARGE_MIP_OPTIONS", "limit_safe_options", "run_highs", "runs_apart"]
 
 HIGHS_WORDS = {
     "kOptimal": "optimal", "kInfeasible": "infeasible", "kUnbounded": "unbounded",
@@ -72,101 +70,6 @@ def limit_safe_options(native: dict[str, Any], is_mip: bool, nonzeros: int, limi
     return with_safe_options(native, LARGE_MIP_OPTIONS, is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS,
                              f"a MIP of {nonzeros:,} nonzeros under a time limit", "HiGHS",
                              "HiGHS does not check its time limit inside those phases on a model this large")
-
-
-def model_arrays(form: StandardForm) -> dict[str, np.ndarray]:
-    """What HiGHS is given of ``form``, as plain arrays: costs and offset, column and row bounds, the
-    constraint matrix column-wise, the integer columns and, for a QP, the objective's quadratic part
-    as HiGHS' lower-triangular Hessian Q (objective c^T x + x^T Q x / 2). Plain arrays travel to a
-    child process (:mod:`optrules.solvers.highs_process`) as they are."""
-    import scipy.sparse as sp
-
-    csc = form.A.tocsc()
-    arrays = {"shape": np.array([form.n_cols, form.A.shape[0]], dtype=np.int64),
-              "cost": np.asarray(form.c, dtype=np.float64), "offset": np.array([form.constant], dtype=np.float64),
-              "maximize": np.array([form.maximize]),
-              "col_lower": np.asarray(form.col_lower, dtype=np.float64),
-              "col_upper": np.asarray(form.col_upper, dtype=np.float64),
-              "row_lower": np.asarray(form.row_lower, dtype=np.float64),
-              "row_upper": np.asarray(form.row_upper, dtype=np.float64),
-              "a_start": csc.indptr.astype(np.int32), "a_index": csc.indices.astype(np.int32),
-              "a_value": csc.data.astype(np.float64), "integer": np.flatnonzero(form.integer).astype(np.int32)}
-    if form.q_coef.size:
-        n = form.n_cols
-        i, j, v = form.q_i, form.q_j, form.q_coef
-        values = np.where(i == j, 2.0 * v, v)  # q x_i^2 = (2q) x_i^2 / 2;  q x_i x_j = (q x_i x_j + q x_j x_i) / 2
-        lower = sp.csc_matrix((values, (np.maximum(i, j), np.minimum(i, j))), shape=(n, n))
-        lower.sum_duplicates()
-        arrays.update(h_start=lower.indptr.astype(np.int32), h_index=lower.indices.astype(np.int32),
-                      h_value=lower.data.astype(np.float64))
-    return arrays
-
-
-def load_arrays(arrays: dict[str, np.ndarray], highspy: Any) -> Any:
-    """A silent ``highspy.Highs`` holding the model of :func:`model_arrays`: one ``passModel``, then
-    the integrality of the integer columns as arrays."""
-    model = highspy.HighsModel()
-    lp = model.lp_
-    lp.num_col_, lp.num_row_ = (int(v) for v in arrays["shape"])
-    lp.col_cost_ = arrays["cost"]
-    lp.offset_ = float(arrays["offset"][0])
-    lp.col_lower_, lp.col_upper_ = arrays["col_lower"], arrays["col_upper"]
-    lp.row_lower_, lp.row_upper_ = arrays["row_lower"], arrays["row_upper"]
-    if bool(arrays["maximize"][0]):
-        lp.sense_ = highspy.ObjSense.kMaximize
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = (
-        arrays["a_start"], arrays["a_index"], arrays["a_value"])
-    if "h_value" in arrays:
-        hessian = highspy.HighsHessian()
-        hessian.dim_ = lp.num_col_
-        hessian.format_ = highspy.HessianFormat.kTriangular
-        hessian.start_, hessian.index_, hessian.value_ = arrays["h_start"], arrays["h_index"], arrays["h_value"]
-        model.hessian_ = hessian
-    highs = highspy.Highs()
-    highs.setOptionValue("output_flag", False)
-    if highs.passModel(model) == highspy.HighsStatus.kError:
-        raise RuntimeError("HiGHS refused the model (passModel returned kError)")
-    integer = arrays["integer"]
-    if integer.size:  # as arrays, after the model: a list of 10^5 HighsVarType objects costs more than the load
-        status = highs.changeColsIntegrality(int(integer.size), integer,
-                                             np.full(integer.size, int(highspy.HighsVarType.kInteger), dtype=np.uint8))
-        if status == highspy.HighsStatus.kError:
-            raise RuntimeError("HiGHS refused the integrality of the model's integer columns")
-    return highs
-
-
-def set_up(highs: Any, highspy: Any, native: dict[str, Any], start: np.ndarray | None, verbose: bool) -> str:
-    """Give the loaded ``highs`` the ``native`` options (but the time limit) and the known entries of
-    ``start`` (NaN: unknown) as a starting solution; the message of a refused option, else ""."""
-    if verbose:
-        highs.setOptionValue("output_flag", True)
-    for name, value in native.items():
-        if name != "time_limit" and highs.setOptionValue(name, value) == highspy.HighsStatus.kError:
-            return f"HiGHS refused option {name}={value!r}"
-    if start is not None:
-        known = np.flatnonzero(~np.isnan(start))
-        if known.size:
-            highs.setSolution(int(known.size), known.astype(np.int32), start[known])
-    return ""
-
-
-def run_loaded(highs: Any, limit: float | None) -> dict[str, Any]:
-    """Run the set-up ``highs`` under ``limit`` seconds (None: none) and read what it found: the model
-    status name, HiGHS' info figures, and the primal (and row dual) values when there are some."""
-    if limit is not None:
-        highs.setOptionValue("time_limit", float(limit))
-    highs.run()
-    info = highs.getInfo()
-    found: dict[str, Any] = {"status": highs.getModelStatus().name,
-                             "primal_solution_status": int(info.primal_solution_status),
-                             "mip_dual_bound": float(info.mip_dual_bound), "mip_node_count": int(info.mip_node_count)}
-    if found["primal_solution_status"] == 2:
-        solution = highs.getSolution()
-        found["col_value"] = np.asarray(solution.col_value, dtype=float)
-        if solution.dual_valid:
-            found["row_dual"] = np.asarray(solution.row_dual, dtype=float)
-    return found
 
 
 def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_start: bool,

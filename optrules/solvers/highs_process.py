@@ -4,7 +4,7 @@ HiGHS 1.16 checks its time limit between the phases of a MIP solve, not inside a
 set-cover ILP of 6M rows and 16M nonzeros, setting up the first root LP (``HFactor::setupGeneral``)
 ran 40 s past a 60 s limit with no clock check (docs/solvers.md, "Time limits"). Such a model
 (:func:`optrules.solvers.highs.runs_apart`) is solved by ``python -m optrules.solvers.highs_process
-FOLDER``: the parent writes the model's arrays (:func:`optrules.solvers.highs.model_arrays`), the
+FOLDER``: the parent writes the model's arrays (:func:`optrules.solvers.highs_arrays.model_arrays`), the
 starting point and the options into a temporary folder (``np.save``, no pickling), the child loads
 them into HiGHS and runs it with what is left of the limit, then writes back what HiGHS found. The
 parent waits until the deadline plus a grace (:func:`grace_seconds`) and stops the child if it has
@@ -110,7 +110,7 @@ def _solve_folder(folder: Path) -> None:
     began = time.perf_counter()
     import highspy
 
-    from optrules.solvers.highs import load_arrays, run_loaded, set_up
+    from optrules.solvers.highs_arrays import load_arrays, run_loaded, set_up
 
     task = json.loads((folder / "task.json").read_text())
     arrays = {path.stem: np.load(path) for path in folder.glob("*.npy")
