@@ -9,12 +9,14 @@ Protocol (Section 4): outer stratified 5-fold CV (the runner's ``kfold`` protoco
 class = the dataset's. Two methods, ``libre`` and ``libre 3``, both LIBRE tuned on every outer
 training fold over the paper's grid E (``n_estimators``) in {5, 20, 50} x heuristic in {H1, H2} x
 ChiMerge threshold in {6, 4.6, 4} x alpha in {.5, .7, .9}, with ``conflicts="majority"``
-(``--conflicts``; docs/methods/libre.md) and no top-K filter. Datasets of at most 10,000 rows add two
-dimensions of our own, ``max_features`` in {2, 3, 5} ("each weak learner uses up to 5 features") and
-ChiMerge ``max_intervals`` in {none, 3}, and use 5 inner folds (324 configurations). Larger ones
-(adult, bank) keep 5 features and no ``max_intervals``, E in {5, 20} (``--large-estimators``) and 3
-inner folds (36 configurations), on the whole outer training fold (``--large-train N`` subsamples
-it). ``--max-features``, ``--max-intervals`` and ``--inner-folds`` override these for every dataset.
+(``--conflicts``; docs/methods/libre.md) and no top-K filter. Datasets of at most 10,000 rows add a
+dimension of our own, ``max_features`` in {2, 3, 5} ("each weak learner uses up to 5 features"), cap
+ChiMerge at ``max_intervals = 3`` and use 5 inner folds (162 configurations; until 2026-12-04 also
+``max_intervals`` none, 324: docs/methods/libre.md, "Where the shortfall on new data comes from").
+Larger ones (adult, bank) keep 5 features and no ``max_intervals``, E in {5, 20}
+(``--large-estimators``) and 3 inner folds (36 configurations), on the whole outer training fold
+(``--large-train N`` subsamples it). ``--max-features``, ``--max-intervals``, ``--inner-folds`` and
+``--tolerance`` override these for every dataset.
 Every configuration is run once per seed of the learner (``random_state`` in ``--seeds``, default
 0-4; the outer and inner folds stay those of seed 0) with ``n_jobs = 1``; every figure is the mean
 over the seeds and the outer folds, shown as mean (sample std over the folds, averaged over the
@@ -54,11 +56,13 @@ is scored from one inner fit (tests/test_experiments.py checks this against refi
 prefix-capable method).
 
 Selection (training fold only): inner ``StratifiedKFold(inner folds, shuffle=True,
-random_state=0)``; mean inner F1 per (configuration, k); one-standard-error rule: among the
-(configuration, k) whose mean F1 is at least best mean - SE(best) (SE = sample std / sqrt(folds) of
-the best's inner F1s; ``--tolerance 0.01`` uses a fixed F1 difference instead; ``--pooling pooled``
-scores the F1 of the counts summed over the inner validation splits, SE by jackknife), the smallest k, then
-the highest mean inner F1, then grid order (E 5, 20, 50 first, so the smallest E; then H1 before H2,
+random_state=0)``; mean inner F1 per (configuration, k); among the (configuration, k) whose mean F1
+is at least best mean - margin, the smallest k, then the highest mean inner F1, then grid order. The
+margin (``--tolerance``) is 0 on datasets of at most 10,000 rows (the best mean inner F1, ties to the
+fewest rules; until 2026-12-04 one standard error there too) and one standard error on larger ones
+(``se``: SE = sample std / sqrt(folds) of the best's inner F1s; a number: that F1 difference;
+``--pooling pooled`` scores the F1 of the counts summed over the inner validation splits, SE by
+jackknife). Grid order (E 5, 20, 50 first, so the smallest E; then H1 before H2,
 threshold 6, 4.6, 4, ...) -- ``prefer = ["max_rules", "-score"]``; "tied" is the number of near-ties
 still tied after k and F1 (the runner's ``tune.ties``). Then refit on the whole outer training fold
 with the chosen configuration and ``max_rules=k``; score on the outer test fold. "libre 3" (``--libre3 fixed``, the
@@ -207,8 +211,8 @@ DATASETS = ["tic_tac_toe", "wisconsin", "australian", "pima", "heart_statlog", "
 #: Datasets with more rows than this get the large-data protocol (adult, bank; see the docstring).
 LARGE_ROWS = 10_000
 #: Per-size defaults of --max-features, --max-intervals and --inner-folds.
-SMALL_DEFAULTS = {"max_features": [2, 3, 5], "max_intervals": ["none", "3"], "inner_folds": 5}
-LARGE_DEFAULTS = {"max_features": [MAX_FEATURES], "max_intervals": ["none"], "inner_folds": 3}
+SMALL_DEFAULTS = {"max_features": [2, 3, 5], "max_intervals": ["3"], "inner_folds": 5, "tolerance": "0"}
+LARGE_DEFAULTS = {"max_features": [MAX_FEATURES], "max_intervals": ["none"], "inner_folds": 3, "tolerance": "se"}
 
 
 #: A dataset named like one of the paper's is checked against it only if its number of rows is within
@@ -306,8 +310,8 @@ def log(*args) -> None:
 
 
 def setting(args: argparse.Namespace, dataset: Dataset, key: str) -> Any:
-    """--max-features, --max-intervals or --inner-folds: the flag when given, else the default of
-    the dataset's size."""
+    """--max-features, --max-intervals, --inner-folds or --tolerance: the flag when given, else the
+    default of the dataset's size."""
     value = getattr(args, key)
     if value is not None:
         return value
@@ -331,9 +335,10 @@ def grid_of(args: argparse.Namespace, dataset: Dataset) -> dict[str, list]:
 def experiment(args: argparse.Namespace, dataset: Dataset, seed: int) -> dict[str, Any]:
     """The runner's configuration for one dataset and one seed of the learner: libre and libre 3,
     tuned on every outer fold."""
+    tolerance = setting(args, dataset, "tolerance")
     tune = {"grid": grid_of(args, dataset), "inner_folds": setting(args, dataset, "inner_folds"),
             "inner_repeats": args.inner_repeats, "metric": "f1",
-            "select": "one-se" if args.tolerance == "se" else float(args.tolerance), "pooling": args.pooling,
+            "select": "one-se" if tolerance == "se" else float(tolerance), "pooling": args.pooling,
             "prefix": "max_rules", "prefer": ["max_rules", "-score"]}
     # min_gain 0: no stopping rule; k = max_rules is tuned from the greedy prefixes instead
     params = {"conflicts": args.conflicts, "top_k": args.top_k, "min_gain": 0.0, "n_jobs": 1,
@@ -532,7 +537,7 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
     flags = [("--conflicts", [args.conflicts], args.conflicts != "majority"),
              ("--max-features", list(map(str, args.max_features or [])), args.max_features is not None),
              ("--max-intervals", list(args.max_intervals or []), args.max_intervals is not None),
-             ("--tolerance", [args.tolerance], args.tolerance != "se"),
+             ("--tolerance", [args.tolerance], args.tolerance is not None),
              ("--inner-folds", [str(args.inner_folds)], args.inner_folds is not None),
              ("--inner-repeats", [str(args.inner_repeats)], args.inner_repeats != 1),
              ("--pooling", [args.pooling], args.pooling != "mean"),
@@ -549,6 +554,11 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
         if given:
             words += [flag, *values]
     return shlex.join(words)
+
+
+def margin_text(tolerance: str) -> str:
+    """--tolerance in words."""
+    return "one standard error" if tolerance == "se" else f"{float(tolerance):g} F1"
 
 
 def grid_text(grid: dict[str, list], top_k: int | None, seeds: list[int]) -> str:
@@ -608,8 +618,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--max-intervals", nargs="+", default=None,
                         help="ChiMerge max_intervals tried ('none' = threshold only, the paper; default "
                              f"{SMALL_DEFAULTS['max_intervals']}, large datasets {LARGE_DEFAULTS['max_intervals']})")
-    parser.add_argument("--tolerance", default="se",
-                        help="near-ties of the best inner F1: 'se' (one standard error) or an F1 difference")
+    parser.add_argument("--tolerance", default=None,
+                        help="near-ties of the best inner F1 for libre: 'se' (one standard error) or an F1 difference "
+                             f"(default {SMALL_DEFAULTS['tolerance']}, large datasets {LARGE_DEFAULTS['tolerance']})")
     parser.add_argument("--inner-folds", type=int, default=None,
                         help=f"inner CV folds (default {SMALL_DEFAULTS['inner_folds']}, large datasets "
                              f"{LARGE_DEFAULTS['inner_folds']})")
@@ -689,7 +700,8 @@ def fit_dataset(args: argparse.Namespace, dataset: Dataset, configs: list[dict[s
     detail = (f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
               f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
               f"  * grid: {grid_text(grid, args.top_k, args.seeds)}; "
-              f"{setting(args, dataset, 'inner_folds')} inner folds\n"
+              f"{setting(args, dataset, 'inner_folds')} inner folds; libre's near-ties: within "
+              f"{margin_text(setting(args, dataset, 'tolerance'))} of the best\n"
               + "\n".join(f"  * {line}" for line in lines))
     return {"rows": rows, "detail": detail, "seconds": seconds}
 
@@ -723,7 +735,6 @@ def main(argv: list[str] | None = None) -> int:
     log(table)
     log(f"total {total:.0f} s")
     repeated = f", repeated {args.inner_repeats} times" if args.inner_repeats > 1 else ""
-    tolerance = "one standard error" if args.tolerance == "se" else f"{float(args.tolerance):g} F1"
     inner_f1 = ("mean inner F1" if args.pooling == "mean" else
                 "pooled inner F1 (the F1 of the confusion counts summed over the inner validation splits; "
                 "its standard error by jackknife over the splits)")
@@ -737,8 +748,9 @@ def main(argv: list[str] | None = None) -> int:
                     + (["the scikit-learn baselines"] if args.baselines else [])) + ").\n\n"
         "Outer stratified 5-fold CV (shuffle, seed 0); selection by inner stratified CV on the outer "
         f"training fold{repeated} (the runner's tune step; each dataset's grid and number of inner folds "
-        f"are listed below); conflicts = {args.conflicts!r}; among the (configuration, k) within {tolerance} "
-        f"of the best {inner_f1}, fewer rules first (smallest k, then highest inner F1, then grid order: "
+        f"are listed below); conflicts = {args.conflicts!r}; libre: among the (configuration, k) within the "
+        f"dataset's margin (listed below) of the best {inner_f1}, fewer rules first (smallest k, then "
+        "highest inner F1, then grid order: "
         "smallest E first); refit on the outer training fold with max_rules = k. "
         + ("libre 3: max_rules = 3 (not tuned), the configuration with the best inner F1 (ties: grid "
            "order). " if args.libre3 == "fixed" else "libre 3: k <= 3. ")

@@ -6,13 +6,14 @@ fitted once on every inner training split of every outer training fold (the runn
 stratified 5-fold, inner ``StratifiedKFold(5, shuffle=True, random_state=0)``) and once on every
 outer training fold, and the confusion counts of every greedy prefix k are kept (inner validation
 and outer test). Any selection rule is then the runner's own :func:`optrules.experiments.tune.choose`
-applied to a slice of those counts, and its outer test F1 is read, not refitted: the figures of the
-current protocol are those ``libre_paper.py`` reports for seed 0. Rows:
+applied to a slice of those counts, and its outer test F1 is read, not refitted: each rule's figures
+are those ``libre_paper.py`` reports for seed 0 under that rule. Rows:
 
-* ``V0`` the protocol of ``libre_paper.py``: the 324-configuration grid, libre by the one-SE rule
-  (fewest rules, then the best mean inner F1), libre 3 by the best mean inner F1 with k = 3;
+* ``V0`` the protocol of ``libre_paper.py`` until 2026-12-04: the 324-configuration grid, libre by the
+  one-SE rule (fewest rules, then the best mean inner F1), libre 3 by the best mean inner F1 with k = 3;
 * ``V1`` the grid with ChiMerge ``max_intervals = 3`` only (162 configurations), same rules;
-* ``V2`` V1 with libre taking the best mean inner F1 (ties: fewest rules), no one-SE margin;
+* ``V2`` V1 with libre taking the best mean inner F1 (ties: fewest rules), no one-SE margin: the
+  protocol of ``libre_paper.py`` on datasets of at most 10,000 rows since 2026-12-04;
 * references on the same outer folds: ``LibreClassifier()`` with its defaults and the learner's seed,
   fixed, not tuned, and a depth-5 scikit-learn tree (as ``libre_paper.py --baselines``);
 * diagnostics, not candidates: the paper's own grid (E x heuristic x alpha at ChiMerge threshold 6,
@@ -51,9 +52,9 @@ from machine import markdown_table, write_report  # noqa: E402
 ONE_SE = {"select": "one-se", "prefer": ("max_rules", "-score")}
 BEST = {"select": 0.0, "prefer": ("max_rules", "-score")}
 VARIANTS = [
-    ("V0 current (324)", {}, ONE_SE),
+    ("V0 until 2026-12-04 (324)", {}, ONE_SE),
     ("V1 3 intervals only (162)", {"max_intervals": (3,)}, ONE_SE),
-    ("V2 3 intervals only, best inner F1 (162)", {"max_intervals": (3,)}, BEST),
+    ("V2 3 intervals only, best inner F1 (162; since 2026-12-04)", {"max_intervals": (3,)}, BEST),
     ("paper grid (18; diagnostic)", {"chi2_threshold": (6.0,), "max_features": (5,), "max_intervals": (None,)}, ONE_SE),
     ("paper grid, 3 intervals (18; diagnostic)", {"chi2_threshold": (6.0,), "max_features": (5,), "max_intervals": (3,)},
      ONE_SE),
@@ -150,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fits", type=Path, default=Path("benchmarks/results/libre_selection_fits"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/libre_selection.md"))
     args = parser.parse_args(argv)
-    protocol_args = libre_paper.parse_args(["--seeds", str(args.seed)])
+    # the grid of the protocol until 2026-12-04 (V0), of which every variant is a slice
+    protocol_args = libre_paper.parse_args(["--seeds", str(args.seed), "--max-intervals", "none", "3",
+                                            "--tolerance", "se"])
     args.fits.mkdir(parents=True, exist_ok=True)
     rows, began = [], time.perf_counter()
     for spec in args.datasets:

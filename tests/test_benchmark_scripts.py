@@ -33,7 +33,7 @@ def scripts():
     yield load_script
     sys.path[:] = path
     for name in set(sys.modules) - modules:
-        if name in ("paper_data", "machine", "acceptance") or name.endswith("_paper"):
+        if name in ("paper_data", "machine", "acceptance", "libre_selection") or name.endswith("_paper"):
             del sys.modules[name]
 
 
@@ -510,3 +510,29 @@ def test_clsvm_paper_report_recomputes_the_trivial_models_on_the_stored_splits(s
     bench.main(["--report-only", "--runs", str(before), "--out", str(out)])
     report = out.read_text()
     assert "**One seed only: every row of toy.**" in report and "| toy | svm-o | 1 (runner's per-split seeds) |" in report
+
+
+# benchmarks/libre_selection.py: selection rules read from kept fits are the runner's own choices
+
+
+def test_libre_selection_reads_the_runner_s_choices_from_its_fits(scripts):
+    """Applying the runner's tune rules to the kept counts of every configuration gives the outer test
+    F1 the runner gets by fitting the chosen configuration (libre and libre 3, the quick grid)."""
+    from optrules.experiments import load_config, run
+
+    study = scripts("libre_selection")
+    bench = sys.modules["libre_paper"]
+    args = bench.parse_args(["--quick", "--seeds", "0", "--jobs", "1"])
+    config = bench.experiment(args, bench.find_dataset("haberman", None), 0)
+    prepared = bench.prepare(config)
+    configurations = prepared.method.tune.configurations()
+    inner, outer, rules = study.fit_all(prepared, configurations, 0, 1)
+    results = run(config)
+    for method in load_config(config).methods:
+        spec = method.tune
+        keys = {"select": spec.select, "prefer": spec.prefer, "min_prefix": spec.min_prefix,
+                "max_prefix": spec.max_prefix}
+        f1, n_rules = study.evaluate(spec.grid, configurations, inner, outer, rules, {}, keys)
+        chosen = results[results["method"] == method.label]
+        assert f1 == pytest.approx(chosen["f1"].mean())
+        assert n_rules == pytest.approx(chosen["n_rules"].astype(float).mean())

@@ -129,15 +129,20 @@ def test_large_datasets_get_the_reduced_grid_and_flags_override_both_sizes(bench
     large = bench.Dataset("large", {"name": "adult"}, 48_842, "adult")
     small_tune = bench.experiment(args, small, 0)["methods"][0]["tune"]
     large_tune = bench.experiment(args, large, 0)["methods"][0]["tune"]
-    assert small_tune["grid"]["max_features"] == [2, 3, 5] and small_tune["grid"]["max_intervals"] == [None, 3]
+    assert small_tune["grid"]["max_features"] == [2, 3, 5] and small_tune["grid"]["max_intervals"] == [3]
     assert small_tune["grid"]["n_estimators"] == [5, 20, 50] and small_tune["inner_folds"] == 5
+    assert small_tune["select"] == 0.0  # small data: the best mean inner F1, ties to the fewest rules
     assert large_tune["grid"]["max_features"] == [5] and large_tune["grid"]["max_intervals"] == [None]
     assert large_tune["grid"]["n_estimators"] == [5, 20] and large_tune["inner_folds"] == 3
-    args = bench.parse_args(["--max-features", "4", "--inner-folds", "4", "--large-train", "1000"])
+    assert large_tune["select"] == "one-se"
+    args = bench.parse_args(["--max-features", "4", "--inner-folds", "4", "--large-train", "1000",
+                             "--max-intervals", "none", "3", "--tolerance", "se"])
     for dataset in (small, large):
         config = bench.experiment(args, dataset, 0)
         assert config["methods"][0]["tune"]["grid"]["max_features"] == [4]
+        assert config["methods"][0]["tune"]["grid"]["max_intervals"] == [None, 3]
         assert config["methods"][0]["tune"]["inner_folds"] == 4
+        assert config["methods"][0]["tune"]["select"] == "one-se"
     assert bench.experiment(args, large, 0)["datasets"][0]["max_train"] == 1000
     assert "max_train" not in bench.experiment(args, small, 0)["datasets"][0]
 
