@@ -188,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown_table(rows[-len(VARIANTS) - 3:]), flush=True)
     command = "python benchmarks/libre_selection.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     body = (f"Learner seed {args.seed}; outer folds and inner splits of `benchmarks/libre_paper.py` "
-            f"(seed 0). {time.perf_counter() - began:.0f} s.\n\n" + markdown_table(rows))
+            f"(seed 0). The fits are kept in `{args.fits}` and read back when present: this run took "
+            f"{time.perf_counter() - began:.0f} s.\n\n" + markdown_table(rows))
     write_report(args.out, "LIBRE: selection rules on the same fits", command, body)
     return 0
 
