@@ -67,7 +67,7 @@ LARGE_MIP_OPTIONS = {"presolve": "off", "mip_heuristic_run_feasibility_jump": Fa
 def limit_safe_options(native: dict[str, Any], is_mip: bool, nonzeros: int, limited: bool) -> tuple[dict[str, Any], str]:
     """``native`` with :data:`LARGE_MIP_OPTIONS` added for a large MIP solved under a time limit
     (``limited``), and the note that says so; options the caller set are kept as they are."""
-    return with_safe_options(native, LARGE_MIP_OPTIONS, is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS,
+    return with_safe_options(native, LARGE_MIP_OPTIONS, runs_apart(is_mip, nonzeros, limited),
                              f"a MIP of {nonzeros:,} nonzeros under a time limit", "HiGHS",
                              "HiGHS does not check its time limit inside those phases on a model this large")
 
@@ -104,24 +104,25 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
     else:
         with silenced(verbose):
             highs = load_arrays(arrays, highspy)
-            found = {"error": set_up(highs, highspy, native, start, verbose)}
+            refused = set_up(highs, highspy, native, start, verbose)
             loaded = time.perf_counter()
             load_seconds = loaded - began
+            if refused:
+                return Outcome(f"error: {refused}", False, version=version, load_seconds=load_seconds)
             limit = time_left(native.get("time_limit"), deadline, loaded)
-            if not found["error"]:
-                if limit is not None and limit <= 0:
-                    return Outcome.not_run("HiGHS", version, load_seconds)
-                found = run_loaded(highs, limit)
+            if limit is not None and limit <= 0:
+                return Outcome.not_run("HiGHS", version, load_seconds)
+            found = run_loaded(highs, limit)
             run_seconds = time.perf_counter() - loaded
-    if found.get("error"):
+    if found.get("error"):  # an option the child's HiGHS refused
         return Outcome(f"error: {found['error']}", False, version=version, load_seconds=load_seconds)
     return _outcome(form, found, native, safe_note, version, load_seconds, run_seconds, limit)
 
 
 def runs_apart(is_mip: bool, nonzeros: int, limited: bool) -> bool:
-    """Whether a HiGHS solve goes to a child process that is stopped at the deadline: a MIP of at
-    least :data:`LARGE_MIP_NONZEROS` nonzeros under a time limit (the models whose set-up HiGHS does
-    not interrupt; measured in docs/solvers.md, "Time limits")."""
+    """Whether a HiGHS solve is "large" (a MIP of at least :data:`LARGE_MIP_NONZEROS` nonzeros under
+    a time limit, the models whose set-up HiGHS does not interrupt; docs/solvers.md, "Time limits"):
+    it gets :data:`LARGE_MIP_OPTIONS` and runs in a child process stopped at the deadline."""
     return is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS
 
 
