@@ -13,7 +13,8 @@ the same reduced instance is put into HiGHS three ways, one after the other:
   itself needs;
 * pyomo: ``optrules.models.set_cover.build(modeller="pyomo")`` (MatrixConstraint blocks), then
   loading (``optrules.solvers``: the model compiled to arrays and passed to HiGHS);
-* cvxpy: ``build(modeller="cvxpy")``, then loading (cvxpy's canonicalisation and its HiGHS interface).
+* cvxpy: ``build(modeller="cvxpy")``, then loading (cvxpy's canonicalisation, then the conic data as
+  arrays into HiGHS, as the Pyomo path does).
 
 Build and load seconds are medians of the rounds; the ratio to direct is the median of the
 per-round ratios. A round of a small instance makes each build several times back to back (enough
@@ -21,14 +22,15 @@ for 50 ms of direct builds) and takes the mean per call. The matrices the two la
 have the direct model's numbers of rows, columns and nonzeros.
 
 Part 2, solve: ``solve_set_cover`` with ``time_limit`` (the budget of reduction, greedy start,
-build, cut rounds, load and solve) and the default modeller, against the greedy selection;
+build, cut rounds, load and solve) and the default modeller (``--modeller cvxpy``: cvxpy's), against
+the greedy selection;
 medians of ``--repeats`` for the real-data rows, one run for the random ones (the limit dominates).
 
 ``--instances LABEL ...`` keeps only the instances of those labels (e.g. "random 100k 20%") and
-``--no-build`` skips part 1; write such runs to their own ``--out``.
+``--no-build`` skips part 1, ``--no-solve`` part 2; write such runs to their own ``--out``.
 
     python benchmarks/set_cover.py [--repeats 3] [--time-limit 60] [--quick] [--instances LABEL ...]
-        [--no-build] [--out FILE.md]
+        [--no-build] [--no-solve] [--modeller pyomo|cvxpy] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -179,14 +181,15 @@ def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
 
 
 def measure_solve(label: str, instance: CoverInstance, atoms: np.ndarray | None, repeats: int,
-                  time_limit: float) -> dict:
+                  time_limit: float, modeller: str) -> dict:
     greedy_times, walls, budgets = [], [], []
     for _ in range(repeats):
         started = time.perf_counter()
         greedy = greedy_cover(instance, size=atoms)
         greedy_times.append(time.perf_counter() - started)
         started = time.perf_counter()
-        result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": time_limit}, size=atoms)
+        result = solve_set_cover(instance, solver="highs", solver_options={"time_limit": time_limit}, size=atoms,
+                                 modeller=modeller)
         walls.append(time.perf_counter() - started)
         budgets.append(result.budget)
     stage = {key: statistics.median(b.get(f"{key}_seconds", 0.0) for b in budgets)
@@ -215,6 +218,9 @@ def main() -> None:
     parser.add_argument("--instances", nargs="+", default=None, metavar="LABEL",
                         help='only these instances, by label ("german (500)", "random 100k 20%%", ...)')
     parser.add_argument("--no-build", action="store_true", help="skip part 1 (build and load)")
+    parser.add_argument("--no-solve", action="store_true", help="skip part 2 (the ILP solves)")
+    parser.add_argument("--modeller", choices=model.MODELLERS, default=model.DEFAULT_MODELLER,
+                        help="the modelling layer of part 2 (the ILP solves)")
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args()
 
@@ -235,21 +241,24 @@ def main() -> None:
     solve_rows = []
     datasets = ["german", "mushroom"] if args.quick else ["adult", "mushroom", "german"]
     sizes = [100] if args.quick else [100, 500, 2000]
-    for name in datasets:
+    for name in datasets if not args.no_solve else []:
         for size in sizes:
             if wanted(f"{name} ({size})"):
                 instance, atoms = real_instance(name, size)
-                solve_rows.append(measure_solve(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit))
+                solve_rows.append(measure_solve(f"{name} ({size})", instance, atoms, args.repeats, args.time_limit,
+                                               args.modeller))
                 print(solve_rows[-1], flush=True)
-    for label, make in random_instances:
-        solve_rows.append(measure_solve(label, make(), None, 1, args.time_limit))
+    for label, make in random_instances if not args.no_solve else []:
+        solve_rows.append(measure_solve(label, make(), None, 1, args.time_limit, args.modeller))
         print(solve_rows[-1], flush=True)
 
     build_table = markdown_table(build_rows) if build_rows else "(not run: --no-build)"
-    solve_table = markdown_table(solve_rows)
+    solve_table = markdown_table(solve_rows) if solve_rows else "(not run: --no-solve)"
     print(build_table, solve_table, sep="\n\n")
     command = (f"python benchmarks/set_cover.py --repeats {args.repeats} --time-limit {args.time_limit:g}"
                f"{' --quick' if args.quick else ''}{' --no-build' if args.no_build else ''}"
+               f"{' --no-solve' if args.no_solve else ''}"
+               + ("" if args.modeller == model.DEFAULT_MODELLER else f" --modeller {args.modeller}")
                + (" --instances " + shlex.join(args.instances) if args.instances else "")
                + ("" if Path(args.out).resolve() == DEFAULT_OUT.resolve() else f" --out {args.out}"))
     write_report(
@@ -263,12 +272,12 @@ def main() -> None:
         "direct; 'calls per round': each path built that many times back to back in a round, the mean "
         "per call taken, so that millisecond builds are not timed one call at a time). 'direct' assembles the same matrix with numpy / scipy.sparse and passes it to HiGHS "
         "(passModel, changeColsIntegrality); 'load' is the translation into HiGHS (for Pyomo the "
-        "model compiled to arrays, for cvxpy its canonicalisation and its HiGHS interface). The first row, "
+        "model compiled to arrays, for cvxpy its canonicalisation and its conic data passed as arrays). The first row, "
         "a 2 x 3 model, is each path's fixed cost per model: on a millisecond instance such as german "
         "(500) that cost, not the size of the formulation, sets the ratio.\n\n"
         f"{build_table}\n\n"
         "## ILP against greedy\n\n"
-        f"time_limit = {args.time_limit:g} s for the whole exact selection; medians of {args.repeats} runs "
+        f"Models built with {args.modeller}; time_limit = {args.time_limit:g} s for the whole exact selection; medians of {args.repeats} runs "
         "for the real-data rows, one run for the random rows. 'build s' is reduction + greedy start + "
         "model build, 'cuts' / 'cut s' the pair inequalities (SC5) added in LP rounds and their time, "
         "'load s' / 'solve s' the final model's load into HiGHS and its branch and bound, 'wall s' the "

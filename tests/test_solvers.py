@@ -1084,7 +1084,8 @@ def test_a_large_mip_under_a_limit_says_which_highs_phases_it_switched_off(inter
 
 # --- large MIPs under a time limit: solved in a child process that is stopped at the deadline ---
 
-def test_a_large_mip_under_a_limit_is_solved_in_a_child_process_with_the_same_answer(monkeypatch) -> None:
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
+def test_a_large_mip_under_a_limit_is_solved_in_a_child_process_with_the_same_answer(interface, monkeypatch) -> None:
     from optrules.solvers import highs as highs_module
     from optrules.solvers import highs_process
 
@@ -1095,22 +1096,31 @@ def test_a_large_mip_under_a_limit_is_solved_in_a_child_process_with_the_same_an
         calls.append(args)
         return original(*args, **kwargs)
 
+    def chosen(model) -> np.ndarray:
+        if interface == "pyomo":
+            return np.array([pyo.value(model.x[i]) for i in range(len(KNAPSACK))])
+        return np.asarray(model.variables()[0].value)
+
     monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)  # every model is "large"
     monkeypatch.setattr(highs_process, "run_apart", recorded)
-    model = matrix_milp()
+    new_model = matrix_milp if interface == "pyomo" else cvxpy_milp
+    model = new_model()
     apart = S.solve(model, PC.MILP, "highs", {"time_limit": 1e6, "mip_gap": 0.0})
     assert len(calls) == 1  # the child process ran it
     assert apart.status is Status.OPTIMAL and apart.objective == pytest.approx(knapsack_optimum())
     assert apart.best_bound == pytest.approx(knapsack_optimum()) and apart.gap == pytest.approx(0.0, abs=1e-9)
-    assert sum(v * pyo.value(model.x[i]) for i, (v, _) in enumerate(KNAPSACK)) == pytest.approx(knapsack_optimum())
+    values = np.array([v for v, _ in KNAPSACK])
+    assert values @ chosen(model) == pytest.approx(knapsack_optimum())
     assert apart.load_seconds > 0 and apart.solve_seconds >= 0
-    unlimited = S.solve(matrix_milp(), PC.MILP, "highs", {})  # no limit: in this process
+    unlimited = S.solve(new_model(), PC.MILP, "highs", {})  # no limit: in this process
     assert len(calls) == 1 and unlimited.objective == pytest.approx(apart.objective)
     assert highs_module.runs_apart(True, 1, True) and not highs_module.runs_apart(False, 10**9, True)
     assert not highs_module.runs_apart(True, 10**9, False)
 
 
-def test_a_child_process_that_does_not_stop_is_stopped_after_the_deadline_and_the_report_says_so(monkeypatch) -> None:
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
+def test_a_child_process_that_does_not_stop_is_stopped_after_the_deadline_and_the_report_says_so(interface,
+                                                                                                 monkeypatch) -> None:
     import functools
     import sys
 
@@ -1123,7 +1133,7 @@ def test_a_child_process_that_does_not_stop_is_stopped_after_the_deadline_and_th
     assert apart.run_seconds >= 0.2  # it was waited for until the deadline at least
     monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)
     monkeypatch.setattr(highs_process, "run_apart", functools.partial(highs_process.run_apart, command=sleeper))
-    report = S.solve(matrix_milp(), PC.MILP, "highs", {"time_limit": 0.2})
+    report = S.solve(matrix_milp() if interface == "pyomo" else cvxpy_milp(), PC.MILP, "highs", {"time_limit": 0.2})
     assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
     assert report.objective is None and report.best_bound is None and report.gap is None
     assert "stopped" in report.note
@@ -1247,3 +1257,22 @@ def test_a_compiled_objective_equals_pyomo_s_standard_representation() -> None:
         x = np.array([var.value for var in form.variables])
         assert form.objective_at(x) == pytest.approx(pyo.value(m.obj)), name
 
+
+
+def test_a_cvxpy_start_lands_in_the_columns_of_cvxpy_s_conic_form() -> None:
+    from optrules.solvers.cvxpy_backend import _conic_start
+
+    x, y = cp.Variable((2, 3), name="x"), cp.Variable(2, integer=True, name="y")
+    weights = np.arange(6.0).reshape(2, 3)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(weights, x)) + np.array([3.0, -1.0]) @ y + 7),
+                         [x >= 0, x <= 1, cp.sum(x, axis=0) >= np.array([1.0, 0.5, 0.2]), y >= -2, y <= 4,
+                          y[0] - y[1] >= x[1, 2]])
+    assert S.solve(problem, PC.MILP, "highs", {}).status is Status.OPTIMAL
+    data = problem.get_problem_data("HIGHS")[0]
+    start = _conic_start(problem, data)
+    assert not np.isnan(start).any()
+    # the optimum, written into the conic columns, is feasible there and has cvxpy's objective
+    assert data["c"] @ start + 7 == pytest.approx(problem.value)
+    assert (data["A"] @ start <= data["b"] + 1e-7).all()
+    x.value = None
+    assert np.isnan(_conic_start(problem, data)).sum() == x.size  # unknown where a variable has no value

@@ -1,5 +1,11 @@
-"""cvxpy problems: canonicalised once (``get_problem_data``, timed as the load), then handed to the
-solver through cvxpy's own interface (``solve_via_data``) with what is left of the deadline.
+"""cvxpy problems: canonicalised once (``get_problem_data``, timed as the load), then solved.
+
+An LP or MILP for HiGHS (cvxpy's conic form: equality and inequality rows, column bounds, boolean and
+integer columns) goes to HiGHS as arrays through :func:`optrules.solvers.highs.run_arrays`, the
+Pyomo path's own: one ``passModel``, the starting point from the variables' values, the same time
+limit handling (a large MIP under a limit runs in a child process stopped at the deadline). Every
+other problem goes to the solver through cvxpy's own interface (``solve_via_data``) with what is left
+of the deadline.
 
 The solver's raw answer is read *before* cvxpy maps it: cvxpy maps a SCIP time limit to
 ``optimal_inaccurate`` and fills variables with garbage after a HiGHS time limit without
@@ -12,9 +18,12 @@ from __future__ import annotations
 
 import time
 import warnings
+from types import SimpleNamespace
 from typing import Any, Callable
 
-from optrules.solvers.highs import highs_word, limit_safe_options
+import numpy as np
+
+from optrules.solvers.highs import NO_DUAL_BOUND_NOTE, HighsRun, highs_word, run_arrays
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
 from optrules.solvers.report import Outcome, finite, time_left
@@ -36,9 +45,8 @@ def _read_highs(raw: Any, native: dict[str, Any]) -> Reading:
     info = raw["info"]
     is_mip = info.mip_node_count >= 0  # -1 for LP/QP
     dual = finite(info.mip_dual_bound) if is_mip else None
-    word = highs_word(raw["model_status"], info, native)
-    note = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)" \
-        if is_mip and dual is None and word != "optimal" else ""
+    word = highs_word(raw["model_status"], info.mip_node_count, native)
+    note = NO_DUAL_BOUND_NOTE if is_mip and dual is None and word != "optimal" else ""
     return (word, info.primal_solution_status == 2, info.objective_function_value, dual,
             finite(raw.get("run_time")), note)
 
@@ -108,26 +116,33 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     with silenced(verbose):  # highspy prints a banner on first use even when silenced
         data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native),
                                                         canon_backend=CANON_BACKEND)
-        loaded = time.perf_counter()
-        options = dict(native)
-        limit = time_left(options.get(limit_key), deadline, loaded) if limit_key is not None else None
-        safe_note = ""
-        if backend.engine == "HIGHS":
-            is_mip = bool(len(data.get("bool_vars_idx", ())) or len(data.get("int_vars_idx", ())))
-            options, safe_note = limit_safe_options(options, is_mip, data["A"].nnz, limit is not None)
-        elif backend.engine == "SCIP":
-            options, safe_note = scip_safe_options(options, data["A"].nnz, limit is not None)
-        if limit is not None:
-            if limit <= 0:
-                return Outcome.not_run(backend.engine, version, loaded - began)
-            options[limit_key] = float(limit)
-        raw = chain.solve_via_data(problem, data, warm_start, verbose, options)
-        finished = time.perf_counter()
-    termination, has_solution, primal, dual, solver_seconds, note = _READERS[backend.engine](raw, native)
+    if backend.engine == "HIGHS" and cvxpy.settings.P not in data:  # the conic form: an LP or a MILP
+        start = _conic_start(problem, data) if warm_start else None
+        run = run_arrays(_conic_highs_arrays(data), dict(native), start, began, deadline, verbose, version)
+        if isinstance(run, Outcome):
+            return run
+        raw, safe_note = _conic_highs_raw(run, data[cvxpy.settings.A].shape[0]), run.safe_note
+        seconds = {"load_seconds": run.load_seconds, "solve_seconds": run.run_seconds, "time_limit": run.limit}
+    else:
+        with silenced(verbose):
+            loaded = time.perf_counter()
+            options = dict(native)
+            limit = time_left(options.get(limit_key), deadline, loaded) if limit_key is not None else None
+            safe_note = ""
+            if backend.engine == "SCIP":
+                options, safe_note = scip_safe_options(options, data["A"].nnz, limit is not None)
+            if limit is not None:
+                if limit <= 0:
+                    return Outcome.not_run(backend.engine, version, loaded - began)
+                options[limit_key] = float(limit)
+            raw = chain.solve_via_data(problem, data, warm_start, verbose, options)
+            finished = time.perf_counter()
+        solver_seconds = _READERS[backend.engine](raw, native)[4]
+        # cvxpy builds the solver's own model inside solve_via_data: that part is load time too
+        run_seconds = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
+        seconds = {"load_seconds": finished - began - run_seconds, "solve_seconds": run_seconds, "time_limit": limit}
+    termination, has_solution, primal, dual, _, note = _READERS[backend.engine](raw, native)
     note = "; ".join(part for part in (note, safe_note) if part)
-    # cvxpy builds the solver's own model inside solve_via_data: that part is load time too
-    run = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
-    seconds = {"load_seconds": finished - began - run, "solve_seconds": run, "time_limit": limit}
     if not has_solution or termination in _NO_POINT:
         return Outcome(termination, False, version=version, note=note, **seconds)
     if backend.engine == "SCIP" and raw.get("status") == cvxpy.settings.SOLVER_ERROR and "primal" in raw:
@@ -146,3 +161,53 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         # cvxpy hands every solver a minimisation (a maximised f becomes min -f), constants dropped
         bound = objective + (primal - dual if maximize else dual - primal)
     return Outcome(termination, True, objective, bound, version, note, **seconds)
+
+
+def _conic_highs_arrays(data: dict[str, Any]) -> dict[str, np.ndarray]:
+    """cvxpy's conic data for HiGHS as :func:`optrules.solvers.highs_arrays.model_arrays`' arrays:
+    minimise c^T x subject to A x = b on the first ``dims.zero`` rows and A x <= b on the others, the
+    column bounds, and the boolean (within [0, 1]) and integer columns. cvxpy keeps the objective's
+    constant for itself (it adds it back when it unpacks the solution)."""
+    from cvxpy import settings
+
+    A = data[settings.A].tocsc()
+    n_rows, n_cols = A.shape
+    b = np.asarray(data[settings.B], dtype=np.float64)
+    lower, upper = data.get(settings.LOWER_BOUNDS), data.get(settings.UPPER_BOUNDS)
+    col_lower = np.full(n_cols, -np.inf) if lower is None else np.array(lower, dtype=np.float64)
+    col_upper = np.full(n_cols, np.inf) if upper is None else np.array(upper, dtype=np.float64)
+    boolean = np.asarray(data.get(settings.BOOL_IDX, []), dtype=np.int32)
+    col_lower[boolean] = np.maximum(col_lower[boolean], 0.0)
+    col_upper[boolean] = np.minimum(col_upper[boolean], 1.0)
+    integer = np.union1d(boolean, np.asarray(data.get(settings.INT_IDX, []), dtype=np.int32)).astype(np.int32)
+    n_equal = int(data[settings.DIMS].zero)
+    return {"shape": np.array([n_cols, n_rows], dtype=np.int64),
+            "cost": np.asarray(data[settings.C], dtype=np.float64), "offset": np.zeros(1),
+            "maximize": np.array([False]), "col_lower": col_lower, "col_upper": col_upper,
+            "row_lower": np.concatenate([b[:n_equal], np.full(n_rows - n_equal, -np.inf)]), "row_upper": b,
+            "a_start": A.indptr.astype(np.int32), "a_index": A.indices.astype(np.int32),
+            "a_value": A.data.astype(np.float64), "integer": integer}
+
+
+def _conic_start(problem: Any, data: dict[str, Any]) -> np.ndarray:
+    """The starting point in the columns of cvxpy's conic form: each variable of ``problem`` with a
+    value at its columns (cvxpy stacks a variable column-major), NaN (unknown) elsewhere."""
+    from cvxpy import settings
+
+    program = data[settings.PARAM_PROB]
+    start = np.full(program.x.size, np.nan)
+    for variable in problem.variables():
+        column = program.var_id_to_col.get(variable.id)
+        if column is not None and variable.value is not None:
+            start[column:column + variable.size] = np.asarray(variable.value, dtype=np.float64).flatten(order="F")
+    return start
+
+
+def _conic_highs_raw(run: HighsRun, n_rows: int) -> dict[str, Any]:
+    """A HiGHS run in the shape of the raw answer of cvxpy's HiGHS interface, which cvxpy unpacks."""
+    found = run.found
+    info = SimpleNamespace(objective_function_value=found["objective"], mip_dual_bound=found["mip_dual_bound"],
+                           mip_node_count=found["mip_node_count"],
+                           primal_solution_status=found["primal_solution_status"], **found["iteration_counts"])
+    solution = SimpleNamespace(col_value=found.get("col_value"), row_dual=found.get("row_dual", np.full(n_rows, np.nan)))
+    return {"model_status": found["status"], "info": info, "solution": solution, "run_time": run.run_seconds}

@@ -17,8 +17,10 @@ are why such a model is solved in a child process stopped at the deadline (:func
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from optrules.solvers.highs_arrays import load_arrays, model_arrays, run_loaded, set_up
 from optrules.solvers.options import with_safe_options
@@ -27,7 +29,8 @@ from optrules.solvers.registry import SolverError
 from optrules.solvers.report import Outcome, finite, time_left
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["HIGHS_WORDS", "LARGE_MIP_NONZEROS", "LARGE_MIP_OPTIONS", "limit_safe_options", "run_highs", "runs_apart"]
+__all__ = ["HIGHS_WORDS", "HighsRun", "LARGE_MIP_NONZEROS", "LARGE_MIP_OPTIONS", "NO_DUAL_BOUND_NOTE", "highs_word",
+           "limit_safe_options", "run_arrays", "run_highs", "runs_apart"]
 
 HIGHS_WORDS = {
     "kOptimal": "optimal", "kInfeasible": "infeasible", "kUnbounded": "unbounded",
@@ -38,17 +41,20 @@ HIGHS_WORDS = {
 }
 
 
-def highs_word(status_name: str, info: Any = None, native: dict[str, Any] | None = None) -> str:
+def highs_word(status_name: str, node_count: int = -1, native: dict[str, Any] | None = None) -> str:
     """HiGHS' model status name as a termination word.
 
     HiGHS 1.16 has no node-limit status: ``mip_max_nodes`` stops it with ``kSolutionLimit``, told
-    apart here by the node count in ``info`` (HiGHS' info) against the ``native`` options."""
+    apart here by HiGHS' ``node_count`` (``mip_node_count``) against the ``native`` options."""
     word = HIGHS_WORDS.get(status_name, f"error: HiGHS status {status_name}")
     nodes = (native or {}).get("mip_max_nodes")
-    if word == "solution_limit" and info is not None and nodes is not None and info.mip_node_count >= nodes:
+    if word == "solution_limit" and nodes is not None and node_count >= nodes:
         return "node_limit"
     return word
 
+
+#: Why a MIP stopped at a limit has no bound in its report.
+NO_DUAL_BOUND_NOTE = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)"
 
 
 #: A MIP with at least this many constraint nonzeros is "large" for :func:`limit_safe_options`.
@@ -75,32 +81,57 @@ def limit_safe_options(native: dict[str, Any], is_mip: bool, nonzeros: int, limi
 def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_start: bool,
               deadline: float | None, version: str) -> Outcome:
     """Load ``form`` into HiGHS, run it until ``deadline`` (a ``time.perf_counter()`` value) at the
-    latest, and load the solution back into the form's variables when there is one.
-
-    A large MIP under a limit (:func:`runs_apart`) is solved in a child process that is stopped at the
-    deadline (:mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock while it
-    sets up the root LP of such a model."""
-    import highspy
-
+    latest, and load the solution back into the form's variables when there is one."""
     if form.quadratic_rows:
         raise SolverError("HiGHS takes no quadratic constraint; the model has "
                           f"{len(form.quadratic_rows)} (solve it with scip)")
     if form.n_cols == 0:  # nothing to decide: HiGHS would say kModelEmpty
         return Outcome("optimal", True, form.constant, form.constant, version)
     began = time.perf_counter()
-    limited = native.get("time_limit") is not None or deadline is not None
-    native, safe_note = limit_safe_options(native, form.is_mip, form.A.nnz, limited)
     start = form.start() if warm_start else None
-    arrays = model_arrays(form)
-    if runs_apart(form.is_mip, form.A.nnz, limited):
+    run = run_arrays(model_arrays(form), native, start, began, deadline, verbose, version)
+    return run if isinstance(run, Outcome) else _outcome(form, run, native, version)
+
+
+@dataclass(frozen=True)
+class HighsRun:
+    """What HiGHS found on a model's arrays (:func:`optrules.solvers.highs_arrays.run_loaded`), the
+    seconds spent loading (from the caller's start) and running, the limit HiGHS was given, and the
+    note on the options added to keep that limit (:func:`limit_safe_options`)."""
+
+    found: dict[str, Any]
+    load_seconds: float
+    run_seconds: float
+    limit: float | None
+    safe_note: str
+
+
+def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.ndarray | None, began: float,
+               deadline: float | None, verbose: bool, version: str) -> HighsRun | Outcome:
+    """Run HiGHS on the model of ``arrays`` (:func:`optrules.solvers.highs_arrays.model_arrays`) from
+    the starting point ``start`` (NaN: unknown; None: none) until ``deadline`` at the latest; the work
+    since ``began`` counts as loading. The Pyomo and the cvxpy paths both end here.
+
+    A large MIP under a limit (:func:`runs_apart`) is solved in a child process that is stopped at the
+    deadline (:mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock while it
+    sets up the root LP of such a model. An :class:`Outcome` comes back when there is nothing to
+    read: an option HiGHS refused, a deadline passed before HiGHS started, a child stopped."""
+    import highspy
+
+    limited = native.get("time_limit") is not None or deadline is not None
+    is_mip, nonzeros = bool(arrays["integer"].size), int(arrays["a_value"].size)
+    native, safe_note = limit_safe_options(native, is_mip, nonzeros, limited)
+    if runs_apart(is_mip, nonzeros, limited):
         from optrules.solvers.highs_process import run_apart
 
+        handed = time.perf_counter()
         apart = run_apart(arrays, native, start, began + time_left(native.get("time_limit"), deadline, began), verbose)
-        found, load_seconds, run_seconds, limit = apart.found, apart.load_seconds, apart.run_seconds, apart.limit
-        if found is None:
+        load_seconds = handed - began + apart.load_seconds
+        if apart.found is None:
             note = "; ".join(part for part in (apart.note, safe_note) if part)
             return Outcome("time_limit", False, version=version, note=note, load_seconds=load_seconds,
-                           solve_seconds=run_seconds, time_limit=limit)
+                           solve_seconds=apart.run_seconds, time_limit=apart.limit)
+        found, run_seconds, limit = apart.found, apart.run_seconds, apart.limit
     else:
         with silenced(verbose):
             highs = load_arrays(arrays, highspy)
@@ -116,7 +147,7 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
             run_seconds = time.perf_counter() - loaded
     if found.get("error"):  # an option the child's HiGHS refused
         return Outcome(f"error: {found['error']}", False, version=version, load_seconds=load_seconds)
-    return _outcome(form, found, native, safe_note, version, load_seconds, run_seconds, limit)
+    return HighsRun(found, load_seconds, run_seconds, limit, safe_note)
 
 
 def runs_apart(is_mip: bool, nonzeros: int, limited: bool) -> bool:
@@ -126,12 +157,11 @@ def runs_apart(is_mip: bool, nonzeros: int, limited: bool) -> bool:
     return is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS
 
 
-def _outcome(form: StandardForm, found: dict[str, Any], native: dict[str, Any], safe_note: str, version: str,
-             load_seconds: float, run_seconds: float, limit: float | None) -> Outcome:
-    """The outcome of a HiGHS run from what :func:`run_loaded` read; the solution (and an LP's row
-    duals, when the model asks for them) go into the form's variables."""
-    info = SimpleNamespace(mip_node_count=found["mip_node_count"])
-    termination = highs_word(found["status"], info, native)
+def _outcome(form: StandardForm, run: HighsRun, native: dict[str, Any], version: str) -> Outcome:
+    """The outcome of a HiGHS run; the solution (and an LP's row duals, when the model asks for
+    them) go into the form's variables."""
+    found = run.found
+    termination = highs_word(found["status"], found["mip_node_count"], native)
     has_solution = "col_value" in found and termination not in ("infeasible", "unbounded", "infeasible_or_unbounded")
     objective = bound = None
     note = ""
@@ -142,6 +172,7 @@ def _outcome(form: StandardForm, found: dict[str, Any], native: dict[str, Any], 
     if form.is_mip:
         bound = finite(found["mip_dual_bound"])
         if bound is None and termination != "optimal":
-            note = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)"
-    note = "; ".join(part for part in (note, safe_note) if part)
-    return Outcome(termination, has_solution, objective, bound, version, note, load_seconds, run_seconds, limit)
+            note = NO_DUAL_BOUND_NOTE
+    note = "; ".join(part for part in (note, run.safe_note) if part)
+    return Outcome(termination, has_solution, objective, bound, version, note, run.load_seconds, run.run_seconds,
+                   run.limit)

@@ -13,7 +13,11 @@ import numpy as np
 
 from optrules.solvers.standard_form import StandardForm
 
-__all__ = ["load_arrays", "model_arrays", "run_loaded", "set_up"]
+__all__ = ["ITERATION_COUNTS", "load_arrays", "model_arrays", "run_loaded", "set_up"]
+
+#: HiGHS' iteration counters, one per algorithm, as its info names them.
+ITERATION_COUNTS = ("simplex_iteration_count", "ipm_iteration_count", "crossover_iteration_count",
+                    "pdlp_iteration_count", "qp_iteration_count")
 
 
 def model_arrays(form: StandardForm) -> dict[str, np.ndarray]:
@@ -95,14 +99,17 @@ def set_up(highs: Any, highspy: Any, native: dict[str, Any], start: np.ndarray |
 
 def run_loaded(highs: Any, limit: float | None) -> dict[str, Any]:
     """Run the set-up ``highs`` under ``limit`` seconds (None: none) and read what it found: the model
-    status name, HiGHS' info figures, and the primal (and row dual) values when there are some."""
+    status name, HiGHS' info figures (objective in HiGHS' own terms, dual bound, nodes, iterations of
+    all its algorithms), and the primal (and row dual) values when there are some."""
     if limit is not None:
         highs.setOptionValue("time_limit", float(limit))
     highs.run()
     info = highs.getInfo()
     found: dict[str, Any] = {"status": highs.getModelStatus().name,
                              "primal_solution_status": int(info.primal_solution_status),
-                             "mip_dual_bound": float(info.mip_dual_bound), "mip_node_count": int(info.mip_node_count)}
+                             "objective": float(info.objective_function_value),
+                             "mip_dual_bound": float(info.mip_dual_bound), "mip_node_count": int(info.mip_node_count),
+                             "iteration_counts": {name: int(getattr(info, name)) for name in ITERATION_COUNTS}}
     if found["primal_solution_status"] == 2:
         solution = highs.getSolution()
         found["col_value"] = np.asarray(solution.col_value, dtype=float)

@@ -82,7 +82,7 @@ class HighsLP:
             with SOLVE_LOCK, silenced(bool(self.options.get("verbose", False))):
                 self.highs.run()
             info = self.highs.getInfo()
-            termination = highs_word(self.highs.getModelStatus().name, info, self._native)
+            termination = highs_word(self.highs.getModelStatus().name, info.mip_node_count, self._native)
             has_solution = info.primal_solution_status == 2 and termination not in (
                 "infeasible", "unbounded", "infeasible_or_unbounded")
             objective = float(info.objective_function_value) if has_solution else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from optrules.solvers.highs import highs_word
+from optrules.solvers.highs import NO_DUAL_BOUND_NOTE, highs_word
 from optrules.solvers.registry import Backend, SolverError, version_string
 from optrules.solvers.report import Outcome, finite
 from optrules.solvers.scip import scip_word
@@ -79,11 +79,11 @@ def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: boo
         termination = scip_word(raw.getStatus())
     elif backend.engine == "highs" and hasattr(raw, "getModelStatus"):
         info = raw.getInfo()
-        termination = highs_word(raw.getModelStatus().name, info, native)
+        termination = highs_word(raw.getModelStatus().name, info.mip_node_count, native)
         if bound is None and info.mip_node_count >= 0:  # Pyomo leaves HiGHS' MIP dual bound out at a limit
             bound = finite(info.mip_dual_bound)
             if bound is None:
-                note = "HiGHS had no dual bound yet (it stopped before its root LP relaxation was solved)"
+                note = NO_DUAL_BOUND_NOTE
     else:
         termination = _word(_CONTRIB_WORDS, results.termination_condition.name, backend.engine)
     has_solution = results.solution_status.name in ("feasible", "optimal") and termination not in _NO_POINT
