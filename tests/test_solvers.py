@@ -454,6 +454,28 @@ def test_warm_start_incumbent_is_at_least_as_good_as_the_start(solver, matrix) -
     assert pyo.value(m.obj) <= start + 1e-9
 
 
+def test_a_cvxpy_warm_start_reaches_highs() -> None:
+    """Through cvxpy too, HiGHS gets the variables' values as its start (the planted point of
+    deviation 4; stopped after one node, cold HiGHS is above it)."""
+    def planted() -> tuple[cp.Problem, float]:
+        pyomo_model = planted_market_split(matrix=True)
+        a, _ = market_split_data(seed=3)
+        d = np.array([pyo.value(pyomo_model.row._upper[i]) for i in range(a.shape[0])])
+        x, plus, minus = cp.Variable(a.shape[1], boolean=True), cp.Variable(len(d)), cp.Variable(len(d))
+        problem = cp.Problem(cp.Minimize(cp.sum(plus + minus) + 2),
+                             [a @ x + plus - minus == d, plus >= 0, minus >= 0])
+        x.value = np.array([pyo.value(v) for v in pyomo_model.x.values()])
+        plus.value, minus.value = d - a @ x.value, np.zeros(len(d))
+        return problem, problem.objective.value
+
+    problem, start = planted()
+    assert start == 4 + 2
+    cold = solve(planted()[0], PC.MILP, "highs", ONE_NODE["highs"])
+    assert cold.objective > start  # so the warm run below shows the start was passed on
+    warm = solve(problem, PC.MILP, "highs", ONE_NODE["highs"], warm_start=True)
+    assert warm.has_solution and warm.objective <= start + 1e-9
+
+
 def test_scip_warm_start_is_a_complete_solution() -> None:
     """Pyomo alone passes a partial start that SCIP completes only later: stopped at its first
     solution, SCIP then returns its trivial point (objective 4.72). The complete start is used at once."""
@@ -935,9 +957,15 @@ def test_scip_s_infinity_is_no_bound(interface, maximize) -> None:
 
 
 @pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
-@pytest.mark.parametrize("solver", ["highs", "scip"])
-def test_a_deadline_passed_before_the_solve_runs_nothing_and_says_so(solver, interface) -> None:
-    """The deadline counts the load: one already passed leaves the solver unrun (true at any speed)."""
+@pytest.mark.parametrize("solver", ["highs", "scip", "highs apart"])
+def test_a_deadline_passed_before_the_solve_runs_nothing_and_says_so(solver, interface, monkeypatch) -> None:
+    """The deadline counts the load: one already passed leaves the solver unrun (true at any speed),
+    a large MIP meant for a child process included (no child is started)."""
+    if solver == "highs apart":
+        from optrules.solvers import highs as highs_module
+
+        monkeypatch.setattr(highs_module, "LARGE_MIP_NONZEROS", 1)  # every model is "large"
+        solver = "highs"
     model = matrix_market_split() if interface == "pyomo" else cvxpy_market_split(slack=True)[0]
     report = solve(model, PC.MILP, solver, deadline=time.perf_counter() - 1.0)
     assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
@@ -953,9 +981,7 @@ def test_the_solver_gets_the_time_left_after_loading(interface) -> None:
     report = solve(model, PC.MILP, "highs", {"time_limit": 30.0})
     assert report.status is Status.OPTIMAL
     assert 0 < report.time_limit < 30.0
-    if interface == "pyomo":  # the bulk loader sets the limit after all of its load
-        assert report.time_limit <= 30.0 - report.load_seconds + 1e-9
-    # (through cvxpy the solver interface's own model building comes after: docs/solvers.md)
+    assert report.time_limit <= 30.0 - report.load_seconds + 1e-9  # the limit is set after all of the load
     assert report.options["time_limit"] == 30.0  # the options as given
 
 
@@ -1276,3 +1302,17 @@ def test_a_cvxpy_start_lands_in_the_columns_of_cvxpy_s_conic_form() -> None:
     assert (data["A"] @ start <= data["b"] + 1e-7).all()
     x.value = None
     assert np.isnan(_conic_start(problem, data)).sum() == x.size  # unknown where a variable has no value
+
+
+def test_a_cvxpy_start_leaves_out_a_variable_cvxpy_stores_in_fewer_columns() -> None:
+    """cvxpy keeps a symmetric matrix variable as its upper triangle under the same id: its start is
+    unknown rather than spilled over the next variable's columns."""
+    from optrules.solvers.cvxpy_backend import _conic_start
+
+    x, sym = cp.Variable(2), cp.Variable((2, 2), symmetric=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(x) + cp.sum(sym)), [x >= 0, sym >= -1, sym <= 1])
+    x.value, sym.value = np.array([0.5, 0.25]), np.array([[1.0, 2.0], [2.0, 3.0]])
+    start = _conic_start(problem, problem.get_problem_data("HIGHS")[0])
+    assert sorted(start[~np.isnan(start)]) == [0.25, 0.5] and np.isnan(start).sum() == 3
+    report = solve(problem, PC.LP, "highs", warm_start=True)
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(-4.0)

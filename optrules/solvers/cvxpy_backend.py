@@ -191,14 +191,16 @@ def _conic_highs_arrays(data: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def _conic_start(problem: Any, data: dict[str, Any]) -> np.ndarray:
     """The starting point in the columns of cvxpy's conic form: each variable of ``problem`` with a
-    value at its columns (cvxpy stacks a variable column-major), NaN (unknown) elsewhere."""
+    value at its columns (cvxpy stacks a variable column-major), NaN (unknown) elsewhere. A variable
+    cvxpy keeps in another number of columns (a symmetric matrix as its upper triangle) stays unknown."""
     from cvxpy import settings
 
     program = data[settings.PARAM_PROB]
     start = np.full(program.x.size, np.nan)
+    sizes = {variable.id: variable.size for variable in program.variables}
     for variable in problem.variables():
         column = program.var_id_to_col.get(variable.id)
-        if column is not None and variable.value is not None:
+        if column is not None and variable.value is not None and sizes.get(variable.id) == variable.size:
             start[column:column + variable.size] = np.asarray(variable.value, dtype=np.float64).flatten(order="F")
     return start
 

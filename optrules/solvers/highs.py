@@ -125,8 +125,13 @@ def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.
         from optrules.solvers.highs_process import run_apart
 
         handed = time.perf_counter()
-        apart = run_apart(arrays, native, start, began + time_left(native.get("time_limit"), deadline, began), verbose)
+        limit = time_left(native.get("time_limit"), deadline, handed)
+        if limit <= 0:
+            return Outcome.not_run("HiGHS", version, handed - began)
+        apart = run_apart(arrays, native, start, handed + limit, verbose)
         load_seconds = handed - began + apart.load_seconds
+        if apart.limit <= 0:  # spent while the model was written for the child
+            return Outcome.not_run("HiGHS", version, load_seconds)
         if apart.found is None:
             note = "; ".join(part for part in (apart.note, safe_note) if part)
             return Outcome("time_limit", False, version=version, note=note, load_seconds=load_seconds,
