@@ -8,16 +8,18 @@ each reduced exactly (``CoverInstance.reduce``) first.
 Part 1, build and load (every instance of ``--build-instances``): in each of ``--repeats`` rounds,
 the same reduced instance is put into HiGHS three ways, one after the other:
 
-* direct: the (SC0)-(SC4) matrix assembled here with numpy / scipy.sparse and passed with
-  ``Highs.passModel`` (column-wise) and ``changeColsIntegrality``: the reference, what the solver
-  itself needs;
+* direct: the (SC0)-(SC4) matrix assembled here with numpy / scipy.sparse and passed in one
+  ``Highs.passModel`` call that takes the numpy arrays as buffers (column-wise, integrality
+  included): the reference, the fastest way into the solver; also timed, as "direct (HighsLp)", the
+  reference of the earlier tables: a ``HighsLp`` filled field by field (every entry converted on its
+  own), ``passModel`` and ``changeColsIntegrality``;
 * pyomo: ``optrules.models.set_cover.build(modeller="pyomo")`` (MatrixConstraint blocks), then
   loading (``optrules.solvers``: the model compiled to arrays and passed to HiGHS);
 * cvxpy: ``build(modeller="cvxpy")``, then loading (cvxpy's canonicalisation, then the conic data as
   arrays into HiGHS, as the Pyomo path does).
 
-Build and load seconds are medians of the rounds; the ratio to direct is the median of the
-per-round ratios. A round of a small instance makes each build several times back to back (enough
+Build and load seconds are medians of the rounds; the ratio to either direct build is the median
+of the per-round ratios. A round of a small instance makes each build several times back to back (enough
 for 50 ms of direct builds) and takes the mean per call. The matrices the two layers hand HiGHS are checked, before the timed rounds, to
 have the direct model's numbers of rows, columns and nonzeros.
 
@@ -88,8 +90,12 @@ def random_instance(n_samples: int, n_candidates: int, density: float, seed: int
     return CoverInstance.from_samples(coverage, is_positive, ALPHA, np.full(n_candidates, RULE_COST))
 
 
-def direct_highs(instance: CoverInstance):
-    """(SC0)-(SC4) straight into highspy: columns x (binary), u, v; rows SC1 then SC2 (the reference)."""
+def direct_highs(instance: CoverInstance, via_lp: bool = False):
+    """(SC0)-(SC4) straight into highspy: columns x (binary), u, v; rows SC1 then SC2 (the reference).
+
+    The arrays go to HiGHS in one ``passModel`` call that takes numpy buffers, the fastest way in;
+    ``via_lp=True`` fills a ``HighsLp`` field by field and passes that, then sets the integrality
+    (the reference of the earlier tables, which converts every entry on its own)."""
     import highspy
 
     began = time.perf_counter()
@@ -106,21 +112,28 @@ def direct_highs(instance: CoverInstance):
     values = np.concatenate([np.ones(len(sc1_rows) + len(pos)), np.ones(n_pairs), -np.ones(n_pairs)])
     n_cols = n_x + len(pos) + len(neg)
     matrix = sp.csc_matrix((values, (rows, cols)), shape=(len(pos) + n_pairs, n_cols))
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = n_cols, matrix.shape[0]
-    lp.col_cost_ = np.concatenate([instance.cost, ALPHA * instance.pos_weight[pos],
-                                   (1 - ALPHA) * instance.neg_weight[neg]])
-    lp.offset_ = instance.constant
-    lp.col_lower_, lp.col_upper_ = np.zeros(n_cols), np.ones(n_cols)
-    lp.row_lower_ = np.concatenate([np.ones(len(pos)), np.zeros(n_pairs)])
-    lp.row_upper_ = np.full(matrix.shape[0], np.inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+    cost = np.concatenate([instance.cost, ALPHA * instance.pos_weight[pos], (1 - ALPHA) * instance.neg_weight[neg]])
+    col_lower, col_upper = np.zeros(n_cols), np.ones(n_cols)
+    row_lower = np.concatenate([np.ones(len(pos)), np.zeros(n_pairs)])
+    row_upper = np.full(matrix.shape[0], np.inf)
     with silenced():
         highs = highspy.Highs()
         highs.setOptionValue("output_flag", False)
-        highs.passModel(lp)
-        highs.changeColsIntegrality(n_x, np.arange(n_x, dtype=np.int32), np.ones(n_x, dtype=np.uint8))
+        if via_lp:
+            lp = highspy.HighsLp()
+            lp.num_col_, lp.num_row_ = n_cols, matrix.shape[0]
+            lp.col_cost_, lp.offset_ = cost, instance.constant
+            lp.col_lower_, lp.col_upper_, lp.row_lower_, lp.row_upper_ = col_lower, col_upper, row_lower, row_upper
+            lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+            lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = matrix.indptr, matrix.indices, matrix.data
+            highs.passModel(lp)
+            highs.changeColsIntegrality(n_x, np.arange(n_x, dtype=np.int32), np.ones(n_x, dtype=np.uint8))
+        else:
+            integrality = np.zeros(n_cols, dtype=np.int32)
+            integrality[:n_x] = int(highspy.HighsVarType.kInteger)
+            highs.passModel(n_cols, matrix.shape[0], matrix.nnz, int(highspy.MatrixFormat.kColwise),
+                            int(highspy.ObjSense.kMinimize), float(instance.constant), cost, col_lower, col_upper,
+                            row_lower, row_upper, matrix.indptr, matrix.indices, matrix.data, integrality)
     return time.perf_counter() - began, (highs.getNumRow(), highs.getNumCol(), highs.getNumNz())
 
 
@@ -157,27 +170,32 @@ def inner_calls(instance: CoverInstance) -> int:
 def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
     small = instance.reduce().instance
     _, shape = direct_highs(small)
+    assert direct_highs(small, via_lp=True)[1] == shape
     for modeller in ("pyomo", "cvxpy"):
         assert layer_shape(small, modeller) == shape, (modeller, layer_shape(small, modeller), shape)
     calls = inner_calls(small)
-    times = {"direct": [], "pyomo build": [], "pyomo load": [], "cvxpy build": [], "cvxpy load": []}
-    ratios = {"pyomo": [], "cvxpy": []}
+    times = {"direct": [], "direct lp": [], "pyomo build": [], "pyomo load": [], "cvxpy build": [], "cvxpy load": []}
+    ratios = {"pyomo": [], "cvxpy": [], "pyomo lp": [], "cvxpy lp": []}
     for _ in range(repeats):
         direct = sum(direct_highs(small)[0] for _ in range(calls)) / calls
+        direct_lp = sum(direct_highs(small, via_lp=True)[0] for _ in range(calls)) / calls
         times["direct"].append(direct)
+        times["direct lp"].append(direct_lp)
         for modeller in ("pyomo", "cvxpy"):
             pairs = [layer_build(small, modeller) for _ in range(calls)]
             built, loaded = (sum(part) / calls for part in zip(*pairs))
             times[f"{modeller} build"].append(built)
             times[f"{modeller} load"].append(loaded)
             ratios[modeller].append((built + loaded) / direct)
+            ratios[f"{modeller} lp"].append((built + loaded) / direct_lp)
     median = {key: statistics.median(values) for key, values in times.items()}
+    ratio = {key: statistics.median(values) for key, values in ratios.items()}
     return {"instance": label, "rows x cols (nnz)": f"{shape[0]:,} x {shape[1]:,} ({shape[2]:,})",
-            "calls per round": calls, "direct s": median["direct"],
+            "calls per round": calls, "direct s": median["direct"], "direct (HighsLp) s": median["direct lp"],
             "pyomo build s": median["pyomo build"], "pyomo load s": median["pyomo load"],
-            "pyomo / direct": statistics.median(ratios["pyomo"]),
+            "pyomo / direct": ratio["pyomo"], "pyomo / direct (HighsLp)": ratio["pyomo lp"],
             "cvxpy build s": median["cvxpy build"], "cvxpy load s": median["cvxpy load"],
-            "cvxpy / direct": statistics.median(ratios["cvxpy"])}
+            "cvxpy / direct": ratio["cvxpy"], "cvxpy / direct (HighsLp)": ratio["cvxpy lp"]}
 
 
 def measure_solve(label: str, instance: CoverInstance, atoms: np.ndarray | None, repeats: int,
@@ -270,9 +288,12 @@ def main() -> None:
         "## Build and load against a direct highspy build\n\n"
         f"Medians of {args.repeats} rounds (the ratio: median of the per-round ratios of build + load to "
         "direct; 'calls per round': each path built that many times back to back in a round, the mean "
-        "per call taken, so that millisecond builds are not timed one call at a time). 'direct' assembles the same matrix with numpy / scipy.sparse and passes it to HiGHS "
-        "(passModel, changeColsIntegrality); 'load' is the translation into HiGHS (for Pyomo the "
-        "model compiled to arrays, for cvxpy its canonicalisation and its conic data passed as arrays). The first row, "
+        "per call taken, so that millisecond builds are not timed one call at a time). 'direct' assembles the same "
+        "matrix with numpy / scipy.sparse and passes it to HiGHS in one passModel call that takes the arrays as "
+        "buffers (the loader of optrules does the same); 'direct (HighsLp)', the reference of the tables before "
+        "2026-12-05, fills a HighsLp field by field, passes it and sets the integrality. 'load' is the "
+        "translation into HiGHS (for Pyomo the model compiled to arrays, for cvxpy its canonicalisation and "
+        "its conic data passed as arrays). The first row, "
         "a 2 x 3 model, is each path's fixed cost per model: on a millisecond instance such as german "
         "(500) that cost, not the size of the formulation, sets the ratio.\n\n"
         f"{build_table}\n\n"
