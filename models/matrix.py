@@ -1,9 +1,17 @@
 """Constraint blocks from arrays for the Pyomo formulations: ``lower <= A x <= upper`` as one Pyomo
 ``MatrixConstraint`` (``pyomo.core.base.matrix_constraint``), which stores the CSR arrays and makes
-no expression per row. ``optrules.solvers`` loads such blocks into HiGHS and SCIP as arrays."""
+no expression per row. ``optrules.solvers`` loads such blocks into HiGHS and SCIP as arrays.
+
+Pyomo's ``MatrixConstraint`` still makes one row object per row when it is added to a model; here
+the row objects are made the first time anything asks for a row (Pyomo's own interfaces and writers,
+a row's dual, a row deactivated), not by the bulk loaders, which read the arrays. Measured (Pyomo
+6.10.1, on a loaded machine): 15,722 rows cost 4 ms of objects and 2 ms more to read their flags, 6 million rows 3.7 s
+and 1.7 s.
+"""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,8 +27,6 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
     entry per row, or None (no bound). Add the result to a model like any component
     (``m.SC1 = matrix_constraint(...)``).
     """
-    from pyomo.core.base.matrix_constraint import MatrixConstraint
-
     if not (sp.issparse(A) and A.format == "csr" and A.dtype == np.float64):
         A = sp.csr_matrix(A, dtype=float)
     A.sum_duplicates()  # in place; a no-op on a matrix already in canonical form
@@ -36,5 +42,45 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
             raise ValueError("constraint bounds must not be NaN")
         return out
 
-    return MatrixConstraint(A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64),
-                            bounds(lower, -np.inf), bounds(upper, np.inf), list(x))
+    return _rows_on_demand()(A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64),
+                             bounds(lower, -np.inf), bounds(upper, np.inf), list(x))
+
+
+@functools.cache
+def _rows_on_demand() -> type:
+    """The ``MatrixConstraint`` whose row objects are made on demand (made here, on first use, so that
+    importing this module does not import Pyomo)."""
+    import weakref
+
+    from pyomo.common.gc_manager import PauseGC
+    from pyomo.core.base.matrix_constraint import MatrixConstraint, _MatrixConstraintData
+
+    class MatrixConstraintRowsOnDemand(MatrixConstraint):
+        """A ``MatrixConstraint`` whose rows (Pyomo's ``_data``) are made the first time they are
+        read; :attr:`rows_made` tells a reader of the arrays whether any row object exists (until
+        then no row can have been deactivated or given a dual)."""
+
+        def construct(self, data: Any = None) -> None:
+            if not self._constructed:
+                self._constructed = True
+                self.__dict__["_rows"] = None  # made by the first read of _data
+
+        @property
+        def _data(self) -> Any:
+            rows = self.__dict__.get("_rows")
+            if rows is None and self._constructed:
+                reference = weakref.ref(self)
+                with PauseGC():
+                    rows = tuple(_MatrixConstraintData(i, reference) for i in range(len(self._lower)))
+                self.__dict__["_rows"] = rows
+            return rows
+
+        @_data.setter
+        def _data(self, value: Any) -> None:
+            self.__dict__["_rows"] = value
+
+        @property
+        def rows_made(self) -> bool:
+            return isinstance(self.__dict__.get("_rows"), tuple)
+
+    return MatrixConstraintRowsOnDemand

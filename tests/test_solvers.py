@@ -1017,6 +1017,19 @@ def test_fixed_variables_and_deactivated_rows_are_honoured(solver) -> None:
     assert report.objective == pytest.approx(sum(v for v, _ in KNAPSACK))
 
 
+def test_matrix_rows_are_made_only_when_asked_for_and_then_seen_by_pyomo() -> None:
+    """The bulk loaders read a block's arrays and leave its row objects unmade; Pyomo's own
+    machinery makes them on first use and sees every row."""
+    m = matrix_milp()
+    assert not m.cap.rows_made
+    report = solve(m, PC.MILP, "highs")
+    assert report.objective == pytest.approx(knapsack_optimum()) and not m.cap.rows_made
+    rows = list(m.cap.values())
+    assert len(rows) == len(m.cap) == 1 and m.cap.rows_made and rows[0] is m.cap[0]
+    assert pyo.value(rows[0].upper) == CAPACITY and rows[0].body.polynomial_degree() == 1
+    assert solve(m, PC.MILP, "highs").objective == pytest.approx(knapsack_optimum())  # made rows: same answer
+
+
 @pytest.mark.parametrize(("solver", "options", "message"), [
     ("highs", {"presolv": "off"}, r"HiGHS has no option 'presolv'; did you mean 'presolve'"),
     ("highs", {"mip_max_nodes": 2.5}, r"HiGHS option 'mip_max_nodes' takes an integer, got 2.5"),

@@ -152,9 +152,10 @@ def _numbers(values: Any, missing: float) -> np.ndarray:
 
 
 def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] | None:
-    """A MatrixConstraint's CSR arrays (data, global column indices, row pointers) and bounds, its
-    inactive rows left out; None when this Pyomo keeps them under other names (the rows are then
-    read one by one)."""
+    """A MatrixConstraint's CSR arrays (data, global column indices, row pointers), bounds and a
+    function giving its row objects (asked only for duals), its inactive rows left out; None when
+    this Pyomo keeps them under other names (the rows are then read one by one). A block whose row
+    objects are made on demand (``optrules.models.matrix``) and have not been is read without them."""
     try:
         data, indices, indptr = component._A_data, component._A_indices, component._A_indptr
         lower, upper, x = component._lower, component._upper, component._x
@@ -165,6 +166,8 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
     indices = cols[np.asarray(indices, dtype=np.int64)] if len(indices) else np.zeros(0, dtype=np.int64)
     indptr = np.asarray(indptr, dtype=np.int64)
     lower, upper = _numbers(lower, -np.inf), _numbers(upper, np.inf)
+    if not getattr(component, "rows_made", True):  # rows made on demand, none yet: all active, none read
+        return data, indices, indptr, lower, upper, lambda: [component[i] for i in range(len(lower))]
     rows = getattr(component, "_data", None)  # the row objects, in order
     rows = rows if isinstance(rows, tuple) and len(rows) == len(lower) else [component[i] for i in range(len(lower))]
     active = _flags(rows, "_active", "active")
@@ -173,7 +176,7 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
         keep = keep[active]
         data, indices, indptr, lower, upper = keep.data, keep.indices, keep.indptr, lower[active], upper[active]
         rows = [row for row, on in zip(rows, active.tolist()) if on]
-    return data, indices, indptr, lower, upper, rows
+    return data, indices, indptr, lower, upper, lambda: rows
 
 
 def _flags(objects: list[Any], slot: str, name: str) -> np.ndarray:
@@ -333,7 +336,7 @@ def _compile(model: Any) -> StandardForm:
         blocks.append((np.concatenate([r[1] for r in small_rows]), np.concatenate([r[0] for r in small_rows]),
                        np.cumsum([0] + [len(r[0]) for r in small_rows]),
                        np.array([r[2] for r in small_rows], dtype=float),
-                       np.array([r[3] for r in small_rows], dtype=float), small_row_objects))
+                       np.array([r[3] for r in small_rows], dtype=float), lambda: small_row_objects))
     A = _stack(blocks, n)
     A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
     row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
@@ -343,7 +346,7 @@ def _compile(model: Any) -> StandardForm:
     col_lower, col_upper, integer = _column_bounds(variables)
     suffix = model.component("dual")
     wants_duals = isinstance(suffix, pyo.Suffix) and suffix.active and suffix.import_enabled()
-    rows = [row for b in blocks for row in b[5]] if wants_duals else []
+    rows = [row for b in blocks for row in b[5]()] if wants_duals else []
     for j in np.flatnonzero(_flags(variables, "_fixed", "fixed")):
         var = variables[j]
         if var.value is None:
