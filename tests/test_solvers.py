@@ -1030,6 +1030,18 @@ def test_matrix_rows_are_made_only_when_asked_for_and_then_seen_by_pyomo() -> No
     assert solve(m, PC.MILP, "highs").objective == pytest.approx(knapsack_optimum())  # made rows: same answer
 
 
+def test_a_cloned_matrix_block_is_never_silently_reactivated() -> None:
+    """Pyomo cannot copy a block's rows when it clones a model (nor a plain MatrixConstraint's): the
+    copy must fail when used, not come back with every row active."""
+    m = matrix_lp()
+    m.rows[1].deactivate()
+    expected = solve(m, PC.LP, "highs").objective
+    clone = m.clone()  # Pyomo logs that it could not copy the rows
+    report = solve(clone, PC.LP, "highs")
+    assert report.status is Status.ERROR and report.objective is None
+    assert solve(m, PC.LP, "highs").objective == pytest.approx(expected)
+
+
 @pytest.mark.parametrize(("solver", "options", "message"), [
     ("highs", {"presolv": "off"}, r"HiGHS has no option 'presolv'; did you mean 'presolve'"),
     ("highs", {"mip_max_nodes": 2.5}, r"HiGHS option 'mip_max_nodes' takes an integer, got 2.5"),
