@@ -122,6 +122,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         if isinstance(run, Outcome):
             return run
         raw, safe_note = _conic_highs_raw(run, data[cvxpy.settings.A].shape[0]), run.safe_note
+        reading = _READERS[backend.engine](raw, native)
         seconds = {"load_seconds": run.load_seconds, "solve_seconds": run.run_seconds, "time_limit": run.limit}
     else:
         with silenced(verbose):
@@ -137,11 +138,12 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
                 options[limit_key] = float(limit)
             raw = chain.solve_via_data(problem, data, warm_start, verbose, options)
             finished = time.perf_counter()
-        solver_seconds = _READERS[backend.engine](raw, native)[4]
+        reading = _READERS[backend.engine](raw, native)
+        solver_seconds = reading[4]
         # cvxpy builds the solver's own model inside solve_via_data: that part is load time too
         run_seconds = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
         seconds = {"load_seconds": finished - began - run_seconds, "solve_seconds": run_seconds, "time_limit": limit}
-    termination, has_solution, primal, dual, _, note = _READERS[backend.engine](raw, native)
+    termination, has_solution, primal, dual, _, note = reading
     note = "; ".join(part for part in (note, safe_note) if part)
     if not has_solution or termination in _NO_POINT:
         return Outcome(termination, False, version=version, note=note, **seconds)
