@@ -15,8 +15,8 @@ the same reduced instance is put into HiGHS three ways, one after the other:
   own), ``passModel`` and ``changeColsIntegrality``;
 * pyomo: ``optrules.models.set_cover.build(modeller="pyomo")`` (MatrixConstraint blocks), then
   loading (``optrules.solvers``: the model compiled to arrays and passed to HiGHS);
-* cvxpy: ``build(modeller="cvxpy")``, then loading (cvxpy's canonicalisation, then the conic data as
-  arrays into HiGHS, as the Pyomo path does).
+* cvxpy: ``build(modeller="cvxpy")``, then loading (``optrules.solvers``: the problem's affine
+  expressions read into arrays, ``optrules.solvers.cvxpy_affine``, and passed to HiGHS).
 
 Build and load seconds are medians of the rounds; the ratio to either direct build is the median
 of the per-round ratios. A round of a small instance makes each build several times back to back (enough
@@ -24,15 +24,15 @@ for 50 ms of direct builds) and takes the mean per call. The matrices the two la
 have the direct model's numbers of rows, columns and nonzeros.
 
 Part 2, solve: ``solve_set_cover`` with ``time_limit`` (the budget of reduction, greedy start,
-build, cut rounds, load and solve) and the default modeller (``--modeller cvxpy``: cvxpy's), against
-the greedy selection;
+build, cut rounds, load and solve) and the default modeller ("auto": cvxpy for HiGHS; ``--modeller
+pyomo`` or ``cvxpy`` to choose), against the greedy selection;
 medians of ``--repeats`` for the real-data rows, one run for the random ones (the limit dominates).
 
 ``--instances LABEL ...`` keeps only the instances of those labels (e.g. "random 100k 20%") and
 ``--no-build`` skips part 1, ``--no-solve`` part 2; write such runs to their own ``--out``.
 
     python benchmarks/set_cover.py [--repeats 3] [--time-limit 60] [--quick] [--instances LABEL ...]
-        [--no-build] [--no-solve] [--modeller pyomo|cvxpy] [--out FILE.md]
+        [--no-build] [--no-solve] [--modeller auto|pyomo|cvxpy] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -154,7 +154,10 @@ def layer_shape(instance: CoverInstance, modeller: str) -> tuple[int, int, int]:
 
         A = compile_model(m.model).A
     else:
-        A = m.model.get_problem_data("HIGHS")[0]["A"]
+        from optrules.solvers.cvxpy_affine import affine_form
+
+        arrays = affine_form(m.model).arrays  # the arrays HiGHS is given, row-wise
+        A = sp.csr_matrix((arrays["a_value"], arrays["a_index"], arrays["a_start"]), shape=tuple(arrays["shape"][::-1]))
     A = sp.csr_matrix(A)
     A.eliminate_zeros()
     return A.shape[0], A.shape[1], A.nnz
@@ -237,7 +240,7 @@ def main() -> None:
                         help='only these instances, by label ("german (500)", "random 100k 20%%", ...)')
     parser.add_argument("--no-build", action="store_true", help="skip part 1 (build and load)")
     parser.add_argument("--no-solve", action="store_true", help="skip part 2 (the ILP solves)")
-    parser.add_argument("--modeller", choices=model.MODELLERS, default=model.DEFAULT_MODELLER,
+    parser.add_argument("--modeller", choices=(model.AUTO_MODELLER, *model.MODELLERS), default=model.DEFAULT_MODELLER,
                         help="the modelling layer of part 2 (the ILP solves)")
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     args = parser.parse_args()
@@ -292,8 +295,8 @@ def main() -> None:
         "matrix with numpy / scipy.sparse and passes it to HiGHS in one passModel call that takes the arrays as "
         "buffers (the loader of optrules does the same); 'direct (HighsLp)', the reference of the tables before "
         "2026-12-05, fills a HighsLp field by field, passes it and sets the integrality. 'load' is the "
-        "translation into HiGHS (for Pyomo the model compiled to arrays, for cvxpy its canonicalisation and "
-        "its conic data passed as arrays). The first row, "
+        "translation into HiGHS (for Pyomo the model compiled to arrays, for cvxpy its affine expressions "
+        "read into arrays; either way passed in one passModel call). The first row, "
         "a 2 x 3 model, is each path's fixed cost per model: on a millisecond instance such as german "
         "(500) that cost, not the size of the formulation, sets the ratio.\n\n"
         f"{build_table}\n\n"

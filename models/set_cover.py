@@ -45,13 +45,24 @@ from optrules.cover import CoverInstance
 from optrules.models.matrix import matrix_constraint
 from optrules.solvers import ProblemClass
 
-__all__ = ["DEFAULT_MODELLER", "MODELLERS", "SetCoverMatrices", "SetCoverModel", "SetCoverSolution", "build", "extract", "matrices",
-           "problem_class"]
+__all__ = ["AUTO_MODELLER", "DEFAULT_MODELLER", "MODELLERS", "SetCoverMatrices", "SetCoverModel", "SetCoverSolution", "build", "extract", "matrices",
+           "problem_class", "resolve_modeller"]
 
 MODELLERS = ("pyomo", "cvxpy")
-#: The faster of the two, build and load together, on the instances of benchmarks/set_cover.py
-#: (docs/solvers.md has the figures).
-DEFAULT_MODELLER = "pyomo"
+#: ``modeller="auto"``: the faster layer for the solver (:func:`resolve_modeller`).
+AUTO_MODELLER = "auto"
+DEFAULT_MODELLER = AUTO_MODELLER
+
+
+def resolve_modeller(modeller: str, solver: str) -> str:
+    """The layer that builds the model: ``modeller`` itself, or for ``"auto"`` the faster one for
+    ``solver`` (build and load together, benchmarks/set_cover.py; docs/solvers.md has the figures):
+    cvxpy for HiGHS, whose affine problems optrules reads straight into HiGHS' arrays, Pyomo for
+    any other solver (optrules' SCIP loader takes the arrays and the greedy start in bulk; cvxpy's
+    SCIP interface adds the rows one at a time and passes no start)."""
+    if modeller != AUTO_MODELLER:
+        return modeller
+    return "cvxpy" if solver == "highs" else "pyomo"
 
 
 def problem_class(relax: bool = False) -> ProblemClass:

@@ -265,6 +265,28 @@ def test_an_unknown_modeller_is_refused():
         set_cover_model.build(hard_instance(20, 5), modeller="jump")
 
 
+def test_auto_takes_cvxpy_for_highs_and_pyomo_for_other_solvers():
+    assert set_cover_model.DEFAULT_MODELLER == "auto"
+    assert set_cover_model.resolve_modeller("auto", "highs") == "cvxpy"
+    assert set_cover_model.resolve_modeller("auto", "scip") == "pyomo"
+    assert set_cover_model.resolve_modeller("pyomo", "highs") == "pyomo"
+
+
+def test_the_default_set_cover_reaches_highs_without_cvxpy_s_canonicalisation(monkeypatch):
+    """The default modeller builds the ILP and its cut-round LPs in cvxpy, and every one of them is
+    read straight into HiGHS' arrays (optrules.solvers.cvxpy_affine), never canonicalised."""
+    import cvxpy as cp
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("cvxpy's canonicalisation was called")
+
+    monkeypatch.setattr(cp.Problem, "get_problem_data", refuse)
+    instance = hard_instance(120, 12)
+    result = solve_set_cover(instance, max_rules=4, solver="highs")
+    assert result.report.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(brute_force(instance, max_rules=4), abs=1e-6)
+
+
 def test_separation_stops_at_its_deadline_with_the_pairs_found_so_far():
     instance = hard_instance(400, 40)
     x = np.full(instance.n_candidates, 0.2)

@@ -29,12 +29,12 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from optrules.data import (BinaryTarget, CategoryGroups, Schema, align_categories, binarize_target, class_order,
+from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
                            group_categories, validate_features, validate_target)
 from optrules.estimators.params import (Columns, Constraint, Either, Integer, OneOf, Options, Real, check_parameters,
                                         check_value)
 from optrules.exceptions import DegenerateFitWarning, InvalidParameterError, PositiveClassWarning
-from optrules.models.set_cover import MODELLERS
+from optrules.models.set_cover import AUTO_MODELLER, MODELLERS, resolve_modeller
 from optrules.ruleset import Ruleset
 from optrules.solvers import ProblemClass, check_solver_options
 from optrules.version import package_version
@@ -325,5 +325,5 @@ def check_exact_options(solver: str, solver_options: dict | None, modeller: str,
                         installed: bool = True) -> None:
     """Check an exact method's solver, modeller and solver options before any work (errors name them);
     ``installed=False``: all but the solver's installation (a selection that will not solve)."""
-    check_value("the exact selection", "modeller", OneOf(tuple(MODELLERS)), modeller)
-    check_solver_options(solver, solver_options, problem_class, modeller, installed)
+    check_value("the exact selection", "modeller", OneOf((AUTO_MODELLER, *MODELLERS)), modeller)
+    check_solver_options(solver, solver_options, problem_class, resolve_modeller(modeller, solver), installed)

@@ -21,7 +21,7 @@ from optrules.learners.boundary import HEURISTICS, ZeroRows
 from optrules.learners.libre import (distinct_rows, drop_redundant, group_samples, learn_subset, rank_boundary,
                                     resolve_conflicts)
 from optrules.learners.selection import greedy_cover
-from optrules.models.set_cover import DEFAULT_MODELLER, MODELLERS
+from optrules.models.set_cover import AUTO_MODELLER, DEFAULT_MODELLER, MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import SOLVERS, ProblemClass
 
@@ -66,8 +66,9 @@ class LibreClassifier(RulesetClassifier):
     solver, solver_options :
         For ``selection="ilp"``: a MILP solver of ``optrules.solvers`` and its options, checked before
         any work; ``time_limit`` bounds the exact selection in wall time (not the weak learners).
-    modeller : "pyomo" or "cvxpy"
-        For ``selection="ilp"``: the modelling layer that builds the ILP.
+    modeller : "auto", "pyomo" or "cvxpy", default "auto"
+        For ``selection="ilp"``: the modelling layer that builds the ILP; "auto" takes the faster
+        one for the solver: cvxpy for HiGHS, Pyomo for the others.
     rule_cost : float, default 0
         Cost per rule in the set-cover objective (in samples); 0 is the paper's weighting.
     conflicts : "strict" or "majority", default "majority"
@@ -97,7 +98,7 @@ class LibreClassifier(RulesetClassifier):
         "top_k": Integer(1, none=True), "min_local_support": Real(0.0, 1.0), "min_gain": Real(0.0, 1.0),
         "max_rules": Integer(1, none=True),
         "selection": OneOf(("greedy", "ilp")), "solver": OneOf(tuple(SOLVERS)), "solver_options": Options(),
-        "modeller": OneOf(tuple(MODELLERS)), "rule_cost": Real(0.0), "conflicts": OneOf(("strict", "majority")),
+        "modeller": OneOf((AUTO_MODELLER, *MODELLERS)), "rule_cost": Real(0.0), "conflicts": OneOf(("strict", "majority")),
         "positive": Label(), "n_jobs": Either((Integer(low=1, none=True), Integer(high=-1))), "random_state": Seed(), **COMMON_PARAMETERS,
     }
 

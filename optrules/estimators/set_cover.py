@@ -13,7 +13,7 @@ from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, Train
 from optrules.estimators.params import Integer, Label, OneOf, Options, Real
 from optrules.exact.set_cover import solve_set_cover
 from optrules.learners.selection import greedy_cover
-from optrules.models.set_cover import DEFAULT_MODELLER, MODELLERS
+from optrules.models.set_cover import AUTO_MODELLER, DEFAULT_MODELLER, MODELLERS
 from optrules.ruleset import Rule, Ruleset
 from optrules.solvers import SOLVERS, ProblemClass
 
@@ -60,8 +60,9 @@ class SetCoverClassifier(RulesetClassifier):
         For ``selection="ilp"``: any MILP solver of ``optrules.solvers`` and its options, checked
         before any work. ``time_limit`` bounds the whole exact selection in wall time (reduction,
         warm start, cut rounds, load and solve); ``meta`` records the seconds of each stage.
-    modeller : "pyomo" or "cvxpy"
-        The modelling layer that builds the ILP (``optrules.models.set_cover``).
+    modeller : "auto", "pyomo" or "cvxpy", default "auto"
+        The modelling layer that builds the ILP (``optrules.models.set_cover``); "auto" takes the
+        faster one for the solver: cvxpy for HiGHS, Pyomo for the others.
     categorical, max_categories, min_frequency :
         Categorical columns of a numpy X, and the grouping of rare categories (``RulesetClassifier``).
 
@@ -75,7 +76,7 @@ class SetCoverClassifier(RulesetClassifier):
         "candidates": CANDIDATE_OPTIONS, "selection": OneOf(("ilp", "greedy")), "alpha": Real(0.0, 1.0),
         "max_rules": Integer(1, none=True), "rule_cost": Real(0.0), "atom_cost": Real(0.0), "positive": Label(),
         "solver": OneOf(tuple(SOLVERS)), "solver_options": Options(),
-        "modeller": OneOf(tuple(MODELLERS)), **COMMON_PARAMETERS,
+        "modeller": OneOf((AUTO_MODELLER, *MODELLERS)), **COMMON_PARAMETERS,
     }
 
     def __init__(self, candidates: dict | None = None, selection: str = "ilp", alpha: float = 0.5,

@@ -175,9 +175,11 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
     ``solver_options["time_limit"]`` is the wall-clock budget of everything here (see the module
     docstring); the other options go to every solve. ``cut_rounds=0`` solves (SC0)-(SC4) as they
     are; the relaxation (``relax=True``) never gets cuts, so it is the plain LP bound of the
-    formulation. ``modeller`` builds the model with Pyomo (``MatrixConstraint`` blocks) or cvxpy.
+    formulation. ``modeller`` builds the model with Pyomo (``MatrixConstraint`` blocks) or cvxpy;
+    ``"auto"`` takes the faster layer for ``solver`` (:func:`optrules.models.set_cover.resolve_modeller`).
     """
     options = check_unified(solver_options)
+    modeller = model.resolve_modeller(modeller, solver)
     budget = TimeBudget(options.pop("time_limit", None))
     problem = model.problem_class(relax)
     with budget.stage("build"):

@@ -1,7 +1,9 @@
-"""cvxpy problems: canonicalised once (``get_problem_data``, timed as the load), then solved.
+"""cvxpy problems: turned into the solver's data once (timed as the load), then solved.
 
-An LP or MILP for HiGHS (cvxpy's conic form: equality and inequality rows, column bounds, boolean and
-integer columns) goes to HiGHS as arrays through :func:`optrules.solvers.highs.run_arrays`, the
+An LP or MILP for HiGHS goes to HiGHS as arrays: read straight from the problem's expressions when
+it is made of the affine pieces :mod:`optrules.solvers.cvxpy_affine` takes, else from cvxpy's
+canonical conic form (``get_problem_data``: equality and inequality rows, column bounds, boolean and
+integer columns). Either way the arrays go through :func:`optrules.solvers.highs.run_arrays`, the
 Pyomo path's own: one ``passModel``, the starting point from the variables' values, the same time
 limit handling (a large MIP under a limit runs in a child process stopped at the deadline). Every
 other problem goes to the solver through cvxpy's own interface (``solve_via_data``) with what is left
@@ -23,6 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from optrules.solvers.cvxpy_affine import affine_form
 from optrules.solvers.highs import NO_DUAL_BOUND_NOTE, HighsRun, highs_word, run_arrays
 from optrules.solvers.registry import Backend
 from optrules.solvers.output import silenced
@@ -113,15 +116,20 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
 
     limit_key = backend.options.get("time_limit")
     began = time.perf_counter()
-    with silenced(verbose):  # highspy prints a banner on first use even when silenced
-        data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native),
-                                                        canon_backend=CANON_BACKEND)
-    if backend.engine == "HIGHS" and cvxpy.settings.P not in data:  # the conic form: an LP or a MILP
-        start = _conic_start(problem, data) if warm_start else None
-        run = run_arrays(_conic_highs_arrays(data), dict(native), start, began, deadline, verbose, version)
+    form = affine_form(problem) if backend.engine == "HIGHS" else None
+    if form is None:
+        with silenced(verbose):  # highspy prints a banner on first use even when silenced
+            data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native),
+                                                            canon_backend=CANON_BACKEND)
+    if form is not None or (backend.engine == "HIGHS" and cvxpy.settings.P not in data):  # an LP or a MILP
+        if form is not None:
+            arrays, start = form.arrays, (form.start() if warm_start else None)
+        else:  # cvxpy's conic form
+            arrays, start = _conic_highs_arrays(data), (_conic_start(problem, data) if warm_start else None)
+        run = run_arrays(arrays, dict(native), start, began, deadline, verbose, version)
         if isinstance(run, Outcome):
             return run
-        raw, safe_note = _conic_highs_raw(run, data[cvxpy.settings.A].shape[0]), run.safe_note
+        raw, safe_note = _conic_highs_raw(run, int(arrays["shape"][1])), run.safe_note
         reading = _READERS[backend.engine](raw, native)
         seconds = {"load_seconds": run.load_seconds, "solve_seconds": run.run_seconds, "time_limit": run.limit}
     else:
@@ -147,6 +155,10 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     note = "; ".join(part for part in (note, safe_note) if part)
     if not has_solution or termination in _NO_POINT:
         return Outcome(termination, False, version=version, note=note, **seconds)
+    if form is not None:
+        status = cvxpy.settings.OPTIMAL if termination == "optimal" else cvxpy.settings.USER_LIMIT
+        form.unpack(problem, status, raw["solution"].col_value, raw["solution"].row_dual)
+        return _with_bound(problem, termination, primal, dual, maximize, version, note, seconds)
     if backend.engine == "SCIP" and raw.get("status") == cvxpy.settings.SOLVER_ERROR and "primal" in raw:
         # cvxpy's SCIP interface files a stop at a solution, stall-node or memory limit with an
         # incumbent as a solver error and would not unpack it; the status words above are ours
@@ -157,10 +169,16 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
             problem.unpack_results(raw, chain, inverse)
     except cvxpy.error.SolverError as exc:
         return Outcome(f"error: {exc}", False, version=version, **seconds)
+    return _with_bound(problem, termination, primal, dual, maximize, version, note, seconds)
+
+
+def _with_bound(problem: Any, termination: str, primal: float | None, dual: float | None, maximize: bool,
+                version: str, note: str, seconds: dict[str, Any]) -> Outcome:
+    """The outcome of a solve whose point is in ``problem``: its objective, and the solver's bound
+    moved into the problem's own terms (the solver saw a minimisation, a maximised f as min -f)."""
     objective = finite(problem.value)
     bound = None
     if objective is not None and finite(primal) is not None and finite(dual) is not None:
-        # cvxpy hands every solver a minimisation (a maximised f becomes min -f), constants dropped
         bound = objective + (primal - dual if maximize else dual - primal)
     return Outcome(termination, True, objective, bound, version, note, **seconds)
 

@@ -23,9 +23,10 @@ ITERATION_COUNTS = ("simplex_iteration_count", "ipm_iteration_count", "crossover
 
 def model_arrays(form: StandardForm) -> dict[str, np.ndarray]:
     """What HiGHS is given of ``form``, as plain arrays: costs and offset, column and row bounds, the
-    constraint matrix column-wise, the integer columns and, for a QP, the objective's quadratic part
-    as HiGHS' lower-triangular Hessian Q (objective c^T x + x^T Q x / 2). Plain arrays travel to a
-    child process (:mod:`optrules.solvers.highs_process`) as they are."""
+    constraint matrix column-wise (arrays that hold ``rowwise`` = [True] have it row-wise, ``a_start``
+    with a pointer per row, and HiGHS turns it round itself), the integer columns and, for a QP, the
+    objective's quadratic part as HiGHS' lower-triangular Hessian Q (objective c^T x + x^T Q x / 2).
+    Plain arrays travel to a child process (:mod:`optrules.solvers.highs_process`) as they are."""
     import scipy.sparse as sp
 
     csc = form.A.tocsc()
@@ -63,13 +64,14 @@ def load_arrays(arrays: dict[str, np.ndarray], highspy: Any) -> Any:
                         arrays["col_upper"], arrays["row_lower"], arrays["row_upper"],
                         arrays["a_start"], arrays["a_index"], arrays["a_value"])
     colwise = int(highspy.MatrixFormat.kColwise)
+    a_format = int(highspy.MatrixFormat.kRowwise) if bool(arrays.get("rowwise", [False])[0]) else colwise
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
     if "h_value" in arrays:  # HiGHS' lower-triangular Hessian, column-wise
-        status = highs.passModel(*head, int(arrays["h_value"].size), colwise, int(highspy.HessianFormat.kTriangular),
+        status = highs.passModel(*head, int(arrays["h_value"].size), a_format, int(highspy.HessianFormat.kTriangular),
                                  *columns_and_rows, arrays["h_start"], arrays["h_index"], arrays["h_value"], integrality)
     else:
-        status = highs.passModel(*head, colwise, *columns_and_rows, integrality)
+        status = highs.passModel(*head, a_format, *columns_and_rows, integrality)
     if status == highspy.HighsStatus.kError:
         raise RuntimeError("HiGHS refused the model (passModel returned kError)")
     return highs
