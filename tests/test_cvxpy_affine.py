@@ -134,3 +134,53 @@ def test_infeasible_and_unbounded_affine_problems_load_nothing() -> None:
         report = S.solve(problem, PC.LP, "highs", {})
         assert report.termination in ((word,) if isinstance(word, str) else word)
         assert report.objective is None and x.value is None
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: cp.Problem(cp.Minimize(cp.sum(x)), [cp.sum(x[::-1]) >= 4]),           # cvxpy: slice(4, -1, -1)
+    lambda x: cp.Problem(cp.Maximize(cp.sum(x[::-1])), [x >= -0.5]),
+    lambda x: cp.Problem(cp.Minimize(np.arange(5.0) @ x[::-1]), []),
+    lambda x: cp.Problem(cp.Minimize(np.arange(3.0) @ x[1:4][::-1]), [x[3:0:-2] >= 0.5]),
+])
+def test_a_slice_with_a_negative_step_is_read_as_cvxpy_means_it(make) -> None:
+    x = cp.Variable(5, bounds=[-1, 2])
+    problem = make(x)
+    assert affine_form(problem) is not None
+    report = S.solve(problem, PC.LP, "highs", {})
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(_by_cvxpy(problem)[1])
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: cp.Problem(cp.Minimize(cp.sum(x)), [x >= np.array([0, -np.inf, 1]), x >= -1]),  # an infinite side
+    lambda x: cp.Problem(cp.Minimize(cp.sum(x)), [x == np.array([2 + 1j, 1, 0])]),            # a complex constant
+])
+def test_infinite_and_complex_constants_are_left_to_cvxpy(make) -> None:
+    x = cp.Variable(3, bounds=[-5, 5])
+    problem = make(x)
+    assert affine_form(problem) is None
+    expected_status, expected_value = _by_cvxpy(problem)[:2]
+    report = S.solve(problem, PC.LP, "highs", {})
+    assert (report.status is Status.OPTIMAL) == (expected_status == cp.OPTIMAL)
+    if expected_status == cp.OPTIMAL:
+        assert report.objective == pytest.approx(expected_value)
+
+
+def test_reading_a_problem_leaves_its_sparse_constants_as_they_were() -> None:
+    """A constant with unsorted, repeated entries (scipy allows them) is summed in a copy: the
+    problem solves the same the second time and through cvxpy afterwards."""
+    A = sp.csc_matrix((np.array([1.0, 2, 3, -1, 0.5, 4]), np.array([2, 0, 2, 1, 4, 3]), np.array([0, 3, 6])),
+                      shape=(5, 2))
+    x = cp.Variable(5, bounds=[-1, 1])
+    problem = cp.Problem(cp.Minimize(np.array([1.0, 2, 3, 4, 5]) @ x), [x @ A >= -0.7])
+    first = S.solve(problem, PC.LP, "highs", {}).objective
+    assert S.solve(problem, PC.LP, "highs", {}).objective == pytest.approx(first)
+    assert _by_cvxpy(problem)[1] == pytest.approx(first)
+
+
+def test_a_scalar_constraint_s_dual_is_a_float_as_cvxpy_gives_it() -> None:
+    x = cp.Variable(2, bounds=[0, 3])
+    budget = cp.sum(x) <= 2
+    problem = cp.Problem(cp.Maximize(np.array([1.0, 2.0]) @ x), [budget, x[0] - x[1] >= -1.5])
+    S.solve(problem, PC.LP, "highs", {})
+    ours = budget.dual_value
+    assert isinstance(ours, float) and ours == pytest.approx(_by_cvxpy(problem)[3][0])

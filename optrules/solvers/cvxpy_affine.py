@@ -148,9 +148,14 @@ class AffineForm:
         duals = {}
         if col_value is not None and row_dual is not None and not self.arrays["integer"].size:
             y = np.asarray(row_dual, dtype=float)
-            duals = {constraint.id: (sign * y[first:first + rows]).reshape(constraint.shape)
+            duals = {constraint.id: _shaped(sign * y[first:first + rows], constraint.shape)
                      for constraint, first, rows, sign in self.duals}
         problem.unpack(Solution(status, None, primal, duals, {}))
+
+
+def _shaped(values: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """Values in a constraint's shape; a scalar constraint's as a float, as cvxpy gives it."""
+    return float(values[0]) if shape == () else values.reshape(shape)
 
 
 def affine_form(problem: Any) -> AffineForm | None:
@@ -180,8 +185,8 @@ def _read(problem: Any) -> AffineForm:
     reader = _Reader(first_column, n_cols)
 
     objective = reader.read(problem.objective.expr)
-    if objective.size != 1:
-        raise _NotAffine("the objective is not a scalar")
+    if objective.size != 1 or not np.isfinite(objective.offset).all():
+        raise _NotAffine("the objective is not a finite scalar")
     sign = -1.0 if isinstance(problem.objective, cp.Maximize) else 1.0
 
     blocks, lower, upper, duals, n_rows = [], [], [], [], 0
@@ -193,7 +198,8 @@ def _read(problem: Any) -> AffineForm:
         duals.append((constraint, n_rows, rows.size, dual_sign))
         n_rows += rows.size
     A = _stacked(blocks, n_cols)
-    if not A.has_canonical_format:  # a constant given with repeated entries: HiGHS takes each once
+    if not A.has_canonical_format:  # a constant with repeated or unsorted entries: HiGHS takes each once
+        A = A.copy()  # (the block may share its arrays with a constant cvxpy keeps in the problem)
         A.sum_duplicates()
     col_lower, col_upper, integer = _column_bounds(columns, n_cols)
     cost = sign * np.asarray(objective.matrix.toarray(), dtype=float).ravel()
@@ -276,6 +282,8 @@ class _Reader:
         cp = self.cp
         if len(expr.shape) > 1:
             raise _NotAffine("a matrix-valued expression")
+        if expr.is_complex():
+            raise _NotAffine("a complex expression")
         if isinstance(expr, cp.Variable):
             return _Linear(expr.size, np.zeros(expr.size), self.n_cols, first=self.first_column[expr.id])
         if isinstance(expr, (cp.Constant, cp.Parameter)):
@@ -285,12 +293,17 @@ class _Reader:
         handler = self.handlers.get(type(expr))
         if handler is None:
             raise _NotAffine(f"{type(expr).__name__} is not read here")
-        return handler(expr)
+        read = handler(expr)
+        if read.size != expr.size:
+            raise _NotAffine(f"{type(expr).__name__} read as {read.size} entries, not {expr.size}")
+        return read
 
     def _constant_of(self, expr: Any) -> Any | None:
         """The value of a constant or parameter (kept sparse if it is), or None for anything else."""
         cp = self.cp
         if isinstance(expr, (cp.Constant, cp.Parameter)):
+            if expr.is_complex():
+                raise _NotAffine("a complex constant")
             return _value(expr)
         if type(expr).__name__ == "Promote" and isinstance(expr.args[0], (cp.Constant, cp.Parameter)):
             return np.broadcast_to(np.asarray(_value(expr.args[0]), dtype=float), expr.shape)
@@ -353,7 +366,12 @@ class _Reader:
         inner = expr.args[0]
         if len(inner.shape) != 1 or len(expr.key) != 1 or not isinstance(expr.key[0], slice):
             raise _NotAffine("an index other than one slice of a vector")
-        return self.read(inner).rows(expr.key[0])
+        key = expr.key[0]
+        if (key.step or 1) != 1:  # cvxpy writes x[::-1] as slice(n - 1, -1, -1): the stop is literal, not numpy's
+            if key.start is None or key.stop is None:
+                raise _NotAffine("a stepped slice without its bounds")
+            return self.read(inner).rows(np.arange(key.start, key.stop, key.step))
+        return self.read(inner).rows(key)
 
     def _special_index(self, expr: Any) -> _Linear:
         inner = expr.args[0]
@@ -369,6 +387,10 @@ class _Reader:
         offset = np.array([inner.offset.sum()])
         if inner.is_constant:
             return _Linear(1, offset, self.n_cols)
+        if inner.first is not None:  # the sum of a block of columns: one row of ones there
+            ones = sp.csr_matrix((np.ones(inner.size), inner.first + np.arange(inner.size), [0, inner.size]),
+                                 shape=(1, self.n_cols))
+            return _Linear(1, offset, self.n_cols, ones)
         return _Linear(1, offset, self.n_cols, sp.csr_matrix(inner.matrix.sum(axis=0)))
 
     def constraint(self, constraint: Any) -> tuple[_Linear, np.ndarray, np.ndarray, float]:
@@ -393,5 +415,8 @@ class _Reader:
 
     @staticmethod
     def _bounded(rows: _Linear, lower: float, upper: float, sign: float) -> tuple[_Linear, np.ndarray, np.ndarray, float]:
-        """``lower <= rows <= upper`` with the offset moved to the bounds."""
+        """``lower <= rows <= upper`` with the offset moved to the bounds (an infinite constant, such as
+        ``x >= -inf``, is left to cvxpy, which drops or refuses such a row)."""
+        if not np.isfinite(rows.offset).all():
+            raise _NotAffine("an infinite or NaN constant in a constraint")
         return rows, lower - rows.offset, upper - rows.offset, sign
