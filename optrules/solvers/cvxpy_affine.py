@@ -89,9 +89,14 @@ class _Linear:
         if self.is_constant:
             return _Linear(offset.size, offset, self.n_cols)
         if self.first is not None:  # the columns of ``constant``, moved over by ``first``
-            constant = sp.csr_matrix(constant)
-            matrix = sp.csr_matrix((constant.data, constant.indices + self.first, constant.indptr),
-                                   shape=(constant.shape[0], self.n_cols))
+            if sp.issparse(constant):
+                data, indices, indptr = constant.data, constant.indices, constant.indptr
+            else:  # its nonzeros row by row, without scipy's conversion from a dense matrix
+                rows, indices = np.nonzero(constant)
+                data = constant[rows, indices]
+                indptr = np.zeros(constant.shape[0] + 1, dtype=np.int64)
+                np.cumsum(np.bincount(rows, minlength=constant.shape[0]), out=indptr[1:])
+            matrix = sp.csr_matrix((data, indices + self.first, indptr), shape=(constant.shape[0], self.n_cols))
         else:
             matrix = sp.csr_matrix(sp.csr_matrix(constant) @ self.matrix)
         return _Linear(offset.size, offset, self.n_cols, matrix)
@@ -253,10 +258,13 @@ def _column_bounds(columns: list[tuple[Any, int]], n_cols: int) -> tuple[np.ndar
 
 
 def _value(leaf: Any) -> Any:
-    """The numeric value of a constant, a parameter or a plain number / array."""
+    """The numeric value of a constant, a parameter or a plain number / array (complex values, which
+    only leaves bring in, are left to cvxpy)."""
     value = getattr(leaf, "value", leaf)
     if value is None:
         raise _NotAffine("a parameter without a value")
+    if np.iscomplexobj(value):
+        raise _NotAffine("a complex constant")
     return value
 
 
@@ -282,8 +290,6 @@ class _Reader:
         cp = self.cp
         if len(expr.shape) > 1:
             raise _NotAffine("a matrix-valued expression")
-        if expr.is_complex():
-            raise _NotAffine("a complex expression")
         if isinstance(expr, cp.Variable):
             return _Linear(expr.size, np.zeros(expr.size), self.n_cols, first=self.first_column[expr.id])
         if isinstance(expr, (cp.Constant, cp.Parameter)):
@@ -302,8 +308,6 @@ class _Reader:
         """The value of a constant or parameter (kept sparse if it is), or None for anything else."""
         cp = self.cp
         if isinstance(expr, (cp.Constant, cp.Parameter)):
-            if expr.is_complex():
-                raise _NotAffine("a complex constant")
             return _value(expr)
         if type(expr).__name__ == "Promote" and isinstance(expr.args[0], (cp.Constant, cp.Parameter)):
             return np.broadcast_to(np.asarray(_value(expr.args[0]), dtype=float), expr.shape)
