@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from optrules.solvers.standard_form import stack_rows
+
 __all__ = ["AffineForm", "affine_form"]
 
 #: Variable attributes the reader knows; a variable with any other one set goes through cvxpy.
@@ -98,7 +100,7 @@ class _Linear:
                 np.cumsum(np.bincount(rows, minlength=constant.shape[0]), out=indptr[1:])
             matrix = sp.csr_matrix((data, indices + self.first, indptr), shape=(constant.shape[0], self.n_cols))
         else:
-            matrix = sp.csr_matrix(sp.csr_matrix(constant) @ self.matrix)
+            matrix = sp.csr_matrix(constant) @ self.matrix
         return _Linear(offset.size, offset, self.n_cols, matrix)
 
     def broadcast(self, size: int) -> _Linear:
@@ -119,7 +121,7 @@ class _Linear:
         elif left.is_constant:
             matrix, first = right.stored, right.first
         else:
-            matrix, first = sp.csr_matrix(left.matrix + right.matrix), None
+            matrix, first = left.matrix + right.matrix, None
         return _Linear(size, left.offset + right.offset, self.n_cols, matrix, first)
 
 
@@ -202,9 +204,9 @@ def _read(problem: Any) -> AffineForm:
         upper.append(high)
         duals.append((constraint, n_rows, rows.size, dual_sign))
         n_rows += rows.size
-    A = _stacked(blocks, n_cols)
+    A = blocks[0] if len(blocks) == 1 else stack_rows([(b.data, b.indices, b.indptr) for b in blocks], n_cols)
     if not A.has_canonical_format:  # a constant with repeated or unsorted entries: HiGHS takes each once
-        A = A.copy()  # (the block may share its arrays with a constant cvxpy keeps in the problem)
+        A = A.copy()  # (a lone block may share its arrays with a constant cvxpy keeps in the problem)
         A.sum_duplicates()
     col_lower, col_upper, integer = _column_bounds(columns, n_cols)
     cost = sign * np.asarray(objective.matrix.toarray(), dtype=float).ravel()
@@ -216,19 +218,6 @@ def _read(problem: Any) -> AffineForm:
               "a_start": A.indptr.astype(np.int32), "a_index": A.indices.astype(np.int32),
               "a_value": A.data.astype(np.float64), "rowwise": np.array([True]), "integer": integer}
     return AffineForm(arrays, columns, duals)
-
-
-def _stacked(blocks: list[sp.csr_matrix], n_cols: int) -> sp.csr_matrix:
-    """The row blocks one below the other (their arrays joined: HiGHS takes the rows as they are)."""
-    if len(blocks) == 1:
-        return blocks[0]
-    if not blocks:
-        return sp.csr_matrix((0, n_cols))
-    offsets = np.cumsum([0] + [block.nnz for block in blocks])
-    indptr = np.concatenate([[0]] + [block.indptr[1:].astype(np.int64) + offset
-                                     for block, offset in zip(blocks, offsets)])
-    return sp.csr_matrix((np.concatenate([block.data for block in blocks]),
-                          np.concatenate([block.indices for block in blocks]), indptr), shape=(len(indptr) - 1, n_cols))
 
 
 def _column_bounds(columns: list[tuple[Any, int]], n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -129,7 +129,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         run = run_arrays(arrays, dict(native), start, began, deadline, verbose, version)
         if isinstance(run, Outcome):
             return run
-        raw, safe_note = _conic_highs_raw(run, int(arrays["shape"][1])), run.safe_note
+        raw, safe_note = _highs_raw(run, int(arrays["shape"][1])), run.safe_note
         reading = _READERS[backend.engine](raw, native)
         seconds = {"load_seconds": run.load_seconds, "solve_seconds": run.run_seconds, "time_limit": run.limit}
     else:
@@ -225,8 +225,9 @@ def _conic_start(problem: Any, data: dict[str, Any]) -> np.ndarray:
     return start
 
 
-def _conic_highs_raw(run: HighsRun, n_rows: int) -> dict[str, Any]:
-    """A HiGHS run in the shape of the raw answer of cvxpy's HiGHS interface, which cvxpy unpacks."""
+def _highs_raw(run: HighsRun, n_rows: int) -> dict[str, Any]:
+    """A HiGHS run in the shape of the raw answer of cvxpy's HiGHS interface: what ``_read_highs``
+    reads, and what cvxpy unpacks on the conic path."""
     found = run.found
     info = SimpleNamespace(objective_function_value=found["objective"], mip_dual_bound=found["mip_dual_bound"],
                            mip_node_count=found["mip_node_count"],

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from optrules.solvers.registry import SolverError
 
-__all__ = ["QuadraticRow", "StandardForm", "compile_model"]
+__all__ = ["QuadraticRow", "StandardForm", "compile_model", "stack_rows"]
 
 
 @dataclass(frozen=True)
@@ -255,9 +255,10 @@ def _members(component: Any) -> Any:
     return data.values() if type(data) is dict and component.is_indexed() else component.values()
 
 
-def _stack(blocks: list[tuple[Any, ...]], n: int) -> sp.csr_matrix:
-    """The CSR blocks (data, column indices, row pointers, lower, ...) one below the other, as one
-    matrix of ``n`` columns: their arrays joined, the row pointers shifted (no scipy stacking)."""
+def stack_rows(blocks: list[tuple[Any, ...]], n: int) -> sp.csr_matrix:
+    """The CSR blocks (data, column indices, row pointers, then anything) one below the other, as one
+    matrix of ``n`` columns that owns its arrays: theirs joined, the row pointers shifted (no scipy
+    stacking)."""
     if not blocks:
         return sp.csr_matrix((0, n))
     offsets = np.cumsum([0] + [len(b[0]) for b in blocks])
@@ -337,7 +338,7 @@ def _compile(model: Any) -> StandardForm:
                        np.cumsum([0] + [len(r[0]) for r in small_rows]),
                        np.array([r[2] for r in small_rows], dtype=float),
                        np.array([r[3] for r in small_rows], dtype=float), lambda: small_row_objects))
-    A = _stack(blocks, n)
+    A = stack_rows(blocks, n)
     A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
     row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
     row_upper = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
