@@ -93,7 +93,9 @@ columns of Table 7: a reference on any dataset, including those without paper va
 positive class (``benchmarks/paper_data.py``). Each dataset's rows and checks are written to
 ``RUNS/<dataset>.json`` (``--runs``, default the report's path without ``.md`` plus ``_runs``) as soon
 as it finished, with its configuration; a rerun with the same configuration and flags reads them
-instead of fitting again (``--rerun`` fits again), so a stopped run keeps the datasets it finished.
+instead of fitting again (``--rerun`` fits again), so a stopped run keeps the datasets it finished;
+within a dataset, every finished fit is logged in ``RUNS/<dataset>.fits/seed-<seed>/`` and a rerun
+resumes from there.
 The runner shows a progress bar over the fits on a terminal.
 
     python benchmarks/libre_paper.py [--quick] [--datasets pima haberman ilpd.csv.gz] [--data-dir DIR]
@@ -663,16 +665,20 @@ def with_positive(dataset: Dataset, positive: str | None) -> Dataset:
     return dataclasses.replace(dataset, entry={**dataset.entry, "positive": positive})
 
 
-def fit_dataset(args: argparse.Namespace, dataset: Dataset, configs: list[dict[str, Any]]) -> dict[str, Any]:
+def fit_dataset(args: argparse.Namespace, dataset: Dataset, configs: list[dict[str, Any]],
+                runs: Path) -> dict[str, Any]:
     """One dataset's run, one runner configuration per seed of the learner (the folds are the
     same): its table rows, its paragraph of checks and chosen configurations, and its seconds. The
-    runner shows a progress bar over the fits on a terminal."""
+    runner shows a progress bar over the fits on a terminal and logs every finished fit in
+    ``RUNS/<dataset>.fits/seed-<seed>/results.jsonl``, from which a stopped run resumes (unless
+    ``--rerun``)."""
     rows = []
     config = configs[0]
     grid = config["methods"][0]["tune"]["grid"]
     log(f"{dataset.name}: {int(np.prod([len(v) for v in grid.values()]))} configurations, seeds {args.seeds}")
     began = time.perf_counter()
-    results = pd.concat([run(c, verbose=True).assign(seed=seed) for seed, c in zip(args.seeds, configs)],
+    results = pd.concat([run(c, out=runs / f"{dataset.name}.fits" / f"seed-{seed}", resume=not args.rerun,
+                             verbose=True).assign(seed=seed) for seed, c in zip(args.seeds, configs)],
                         ignore_index=True)
     seconds = time.perf_counter() - began
     note = ""
@@ -726,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         if earlier is not None:
             log(f"{dataset.name}: done earlier, read from {runs / dataset.name}.json (--rerun fits it again)")
         else:
-            earlier = fit_dataset(args, dataset, configs)
+            earlier = fit_dataset(args, dataset, configs, runs)
             log(f"{dataset.name}: written to {save(runs, dataset.name, settings, earlier)}")
         rows += earlier["rows"]
         details.append(earlier["detail"])

@@ -139,6 +139,29 @@ def test_libre_paper_on_a_csv_writes_it_at_once_and_a_rerun_reads_it(scripts, tm
         bench.parse_args(["--n-jobs", "1"])  # one spelling: --jobs
 
 
+def test_libre_paper_resumes_a_dataset_from_its_logged_fits(scripts, tmp_path, monkeypatch):
+    """A run stopped inside a dataset (no <dataset>.json yet) keeps the fits it finished: every seed's
+    fits are logged, and the next run takes them from the log instead of fitting again."""
+    bench = scripts("libre_paper")
+    path = write_mixed(tmp_path)
+    out = tmp_path / "libre.md"
+    argv = ["--quick", "--datasets", str(path), "--jobs", "1", "--positive", "neg", "--seeds", "0", "1",
+            "--out", str(out)]
+    assert bench.main(argv) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| mixed |")]
+    fits = tmp_path / "libre_runs" / "mixed.fits"
+    logged = {seed: (fits / f"seed-{seed}" / "results.jsonl").read_text().splitlines() for seed in (0, 1)}
+    assert all(len(lines) == 10 for lines in logged.values())  # libre and libre 3 on 5 outer folds
+    (tmp_path / "libre_runs" / "mixed.json").unlink()  # as if stopped before the dataset was written
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a resumed run fitted again")
+
+    monkeypatch.setattr(bench.LibreClassifier, "fit", no_fit)
+    assert bench.main(argv) == 0
+    assert [line for line in out.read_text().splitlines() if line.startswith("| mixed |")] == rows
+
+
 def test_prepend_paper_on_a_csv_takes_the_manifests_types_and_resumes(scripts, tmp_path, monkeypatch, capsys):
     bench = scripts("prepend_paper")
     write_nominal(tmp_path, manifest={"categorical": ["a", "b"]})
