@@ -1165,8 +1165,8 @@ def test_a_large_mip_under_a_limit_is_solved_in_a_child_process_with_the_same_an
     assert apart.load_seconds > 0 and apart.solve_seconds >= 0
     unlimited = S.solve(new_model(), PC.MILP, "highs", {})  # no limit: in this process
     assert len(calls) == 1 and unlimited.objective == pytest.approx(apart.objective)
-    assert highs_module.runs_apart(True, 1, True) and not highs_module.runs_apart(False, 10**9, True)
-    assert not highs_module.runs_apart(True, 10**9, False)
+    assert highs_module.runs_apart(True, True) and not highs_module.runs_apart(False, True)
+    assert not highs_module.runs_apart(True, False)
 
 
 @pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
@@ -1188,6 +1188,77 @@ def test_a_child_process_that_does_not_stop_is_stopped_after_the_deadline_and_th
     assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
     assert report.objective is None and report.best_bound is None and report.gap is None
     assert "stopped" in report.note
+
+
+def _streaming_child(tmp_path, incumbent: list[float] | None, bound: float) -> list[str]:
+    """A stand-in for HiGHS' child process that reports an incumbent (or none) and the dual bound
+    ``bound`` of the maximisation the way the real child's callback does, in the terms of the model
+    HiGHS was given (a layer may pass it as the minimisation of the negated objective), then never
+    stops."""
+    import sys
+
+    code = ("import json, sys, time, numpy as np; from pathlib import Path; folder = Path(sys.argv[1]); "
+            "sign = 1.0 if np.load(folder / 'maximize.npy')[0] else -1.0; "
+            + ("objective = None; " if incumbent is None else
+               f"x = np.array({incumbent!r}); np.save(folder / 'incumbent.out.npy', x); "
+               "objective = float(np.load(folder / 'cost.npy') @ x + np.load(folder / 'offset.npy')[0]); ")
+            + f"(folder / 'progress.json').write_text(json.dumps({{'objective': objective, "
+            f"'mip_dual_bound': sign * {bound}, 'mip_node_count': 7, 'seconds': 0.25}})); time.sleep(600)")
+    return [sys.executable, "-c", code]
+
+
+@pytest.mark.parametrize("interface", ["pyomo", "cvxpy"])
+def test_a_stopped_child_keeps_the_last_incumbent_and_bound_it_reported(interface, monkeypatch, tmp_path) -> None:
+    """The knapsack's child reports the incumbent {item 1, item 3} (value 21, not the optimum 24)
+    and the dual bound 30, then hangs: the solve ends at the deadline with that incumbent, that
+    bound and its gap, as a feasible point at a time limit, and the note says the process was
+    stopped. A child that had reported only a bound keeps the bound and no point."""
+    import functools
+
+    from optrules.solvers import highs_process
+
+    new_model = matrix_milp if interface == "pyomo" else cvxpy_milp
+    child = _streaming_child(tmp_path, [0.0, 1.0, 0.0, 1.0, 0.0], 30.0)
+    monkeypatch.setattr(highs_process, "run_apart", functools.partial(highs_process.run_apart, command=child))
+    model = new_model()
+    report = S.solve(model, PC.MILP, "highs", {"time_limit": 0.3})
+    assert report.status is Status.FEASIBLE and report.termination == "time_limit"
+    assert report.objective == pytest.approx(21.0) and report.best_bound == pytest.approx(30.0)
+    assert report.gap == pytest.approx(9.0 / 21.0)
+    assert "stopped" in report.note and "incumbent and dual bound HiGHS had reported 0.2 s" in report.note
+    chosen = ([pyo.value(model.x[i]) for i in range(len(KNAPSACK))] if interface == "pyomo"
+              else list(model.variables()[0].value))
+    assert chosen == pytest.approx([0, 1, 0, 1, 0])
+    bound_only = _streaming_child(tmp_path, None, 30.0)
+    monkeypatch.setattr(highs_process, "run_apart", functools.partial(highs_process.run_apart, command=bound_only))
+    report = S.solve(new_model(), PC.MILP, "highs", {"time_limit": 0.3})
+    assert report.status is Status.NO_SOLUTION and report.termination == "time_limit"
+    assert report.objective is None and report.best_bound == pytest.approx(30.0) and report.gap is None
+    assert "no incumbent" in report.note
+
+
+def test_the_child_writes_each_incumbent_and_bound_as_highs_reports_them(tmp_path) -> None:
+    """The real child, run to the end on the knapsack and its folder kept: the last incumbent it
+    wrote is the optimum HiGHS returned, with its objective, and the bound it wrote is a valid one."""
+    import sys
+
+    from optrules.solvers import highs_process
+    from optrules.solvers.highs_arrays import model_arrays
+    from optrules.solvers.standard_form import compile_model
+
+    kept = tmp_path / "kept"
+    keeper = [sys.executable, "-c", "import shutil, sys; from pathlib import Path; "
+              "from optrules.solvers.highs_process import _solve_folder; folder = Path(sys.argv[1]); "
+              f"_solve_folder(folder); shutil.copytree(folder, {str(kept)!r})"]
+    arrays = model_arrays(compile_model(matrix_milp()))
+    apart = highs_process.run_apart(arrays, {"mip_rel_gap": 0.0}, None, time.perf_counter() + 60, False, command=keeper)
+    assert apart.found["status"] == "kOptimal" and apart.found["objective"] == pytest.approx(knapsack_optimum())
+    incumbent = np.load(kept / "incumbent.out.npy")
+    assert incumbent == pytest.approx(apart.found["col_value"])
+    progress = json.loads((kept / "progress.json").read_text())
+    assert progress["objective"] == pytest.approx(knapsack_optimum())
+    assert progress["mip_dual_bound"] >= knapsack_optimum() - 1e-9  # a maximisation's bound is above
+    assert highs_process._last_progress(kept)["col_value"] == pytest.approx(incumbent)
 
 
 def test_a_child_process_that_fails_is_an_error_with_its_message() -> None:

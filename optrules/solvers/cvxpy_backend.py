@@ -129,7 +129,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         run = run_arrays(arrays, dict(native), start, began, deadline, verbose, version)
         if isinstance(run, Outcome):
             return run
-        raw, safe_note = _highs_raw(run, int(arrays["shape"][1])), run.safe_note
+        raw, limit_note = _highs_raw(run, int(arrays["shape"][1])), run.note
         reading = _READERS[backend.engine](raw, native)
         seconds = {"load_seconds": run.load_seconds, "solve_seconds": run.run_seconds, "time_limit": run.limit}
     else:
@@ -137,9 +137,9 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
             loaded = time.perf_counter()
             options = dict(native)
             limit = time_left(options.get(limit_key), deadline, loaded) if limit_key is not None else None
-            safe_note = ""
+            limit_note = ""
             if backend.engine == "SCIP":
-                options, safe_note = scip_safe_options(options, data["A"].nnz, limit is not None)
+                options, limit_note = scip_safe_options(options, data["A"].nnz, limit is not None)
             if limit is not None:
                 if limit <= 0:
                     return Outcome.not_run(backend.engine, version, loaded - began)
@@ -152,9 +152,12 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         run_seconds = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
         seconds = {"load_seconds": finished - began - run_seconds, "solve_seconds": run_seconds, "time_limit": limit}
     termination, has_solution, primal, dual, _, note = reading
-    note = "; ".join(part for part in (note, safe_note) if part)
+    note = "; ".join(part for part in (note, limit_note) if part)
     if not has_solution or termination in _NO_POINT:
-        return Outcome(termination, False, version=version, note=note, **seconds)
+        bound = None  # without a point, a bound moves into the problem's terms only from the affine form,
+        if form is not None and termination not in _NO_POINT and dual is not None:  # which holds the
+            bound = -dual if maximize else dual  # whole objective, a maximisation negated
+        return Outcome(termination, False, bound=bound, version=version, note=note, **seconds)
     if form is not None:
         status = cvxpy.settings.OPTIMAL if termination == "optimal" else cvxpy.settings.USER_LIMIT
         form.unpack(problem, status, raw["solution"].col_value, raw["solution"].row_dual)

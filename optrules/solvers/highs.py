@@ -7,11 +7,13 @@ At any stop HiGHS' own figures are read: the model status, whether the primal so
 and for a MIP the dual bound (``mip_dual_bound``, also at a time or node limit). An LP whose model
 asks for duals (a Pyomo ``dual`` suffix) gets HiGHS' row duals written into it.
 
-A large MIP under a time limit runs with :data:`LARGE_MIP_OPTIONS` (see :func:`limit_safe_options`):
-HiGHS 1.16 does not check its time limit inside some setup phases of its MIP solver, which on a
-large model run for minutes; the phases no option switches off (the root LP's first factorisation)
-are why such a model is solved in a child process stopped at the deadline (:func:`runs_apart`,
-:mod:`optrules.solvers.highs_process`).
+A MIP under a time limit is solved in a child process that is stopped at the deadline
+(:func:`runs_apart`, :mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock
+inside some phases of a MIP solve (its root separation went 90 s without a check on a set-cover ILP
+of 161k nonzeros under a 20 s limit), and only a process can be stopped from outside. The child
+writes each incumbent and bound as HiGHS reports them, so a stopped solve keeps the last ones. A
+large MIP under a limit also runs with :data:`LARGE_MIP_OPTIONS` (see :func:`limit_safe_options`):
+the phases those options switch off run for minutes on such a model before HiGHS checks its clock.
 """
 
 from __future__ import annotations
@@ -71,9 +73,10 @@ LARGE_MIP_OPTIONS = {"presolve": "off", "mip_heuristic_run_feasibility_jump": Fa
 
 
 def limit_safe_options(native: dict[str, Any], is_mip: bool, nonzeros: int, limited: bool) -> tuple[dict[str, Any], str]:
-    """``native`` with :data:`LARGE_MIP_OPTIONS` added for a large MIP solved under a time limit
-    (``limited``), and the note that says so; options the caller set are kept as they are."""
-    return with_safe_options(native, LARGE_MIP_OPTIONS, runs_apart(is_mip, nonzeros, limited),
+    """``native`` with :data:`LARGE_MIP_OPTIONS` added for a MIP of at least
+    :data:`LARGE_MIP_NONZEROS` nonzeros solved under a time limit (``limited``), and the note that
+    says so; options the caller set are kept as they are."""
+    return with_safe_options(native, LARGE_MIP_OPTIONS, runs_apart(is_mip, limited) and nonzeros >= LARGE_MIP_NONZEROS,
                              f"a MIP of {nonzeros:,} nonzeros under a time limit", "HiGHS",
                              "HiGHS does not check its time limit inside those phases on a model this large")
 
@@ -97,13 +100,14 @@ def run_highs(form: StandardForm, native: dict[str, Any], verbose: bool, warm_st
 class HighsRun:
     """What HiGHS found on a model's arrays (:func:`optrules.solvers.highs_arrays.run_loaded`), the
     seconds spent loading (from the caller's start) and running, the limit HiGHS was given, and the
-    note on the options added to keep that limit (:func:`limit_safe_options`)."""
+    report's note on how that limit was kept (options added by :func:`limit_safe_options`, a child
+    process stopped at the deadline)."""
 
     found: dict[str, Any]
     load_seconds: float
     run_seconds: float
     limit: float | None
-    safe_note: str
+    note: str
 
 
 def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.ndarray | None, began: float,
@@ -112,16 +116,17 @@ def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.
     the starting point ``start`` (NaN: unknown; None: none) until ``deadline`` at the latest; the work
     since ``began`` counts as loading. The Pyomo and the cvxpy paths both end here.
 
-    A large MIP under a limit (:func:`runs_apart`) is solved in a child process that is stopped at the
-    deadline (:mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock while it
-    sets up the root LP of such a model. An :class:`Outcome` comes back when there is nothing to
-    read: an option HiGHS refused, a deadline passed before HiGHS started, a child stopped."""
+    A MIP under a limit (:func:`runs_apart`) is solved in a child process that is stopped at the
+    deadline (:mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock inside
+    some phases of a MIP solve. An :class:`Outcome` comes back when there is nothing to read: an
+    option HiGHS refused, a deadline passed before HiGHS started, a child stopped before HiGHS had
+    reported an incumbent or a bound."""
     import highspy
 
     limited = native.get("time_limit") is not None or deadline is not None
     is_mip, nonzeros = bool(arrays["integer"].size), int(arrays["a_value"].size)
-    native, safe_note = limit_safe_options(native, is_mip, nonzeros, limited)
-    if runs_apart(is_mip, nonzeros, limited):
+    native, note = limit_safe_options(native, is_mip, nonzeros, limited)
+    if runs_apart(is_mip, limited):
         from optrules.solvers.highs_process import run_apart
 
         handed = time.perf_counter()
@@ -132,8 +137,8 @@ def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.
         load_seconds = handed - began + apart.load_seconds
         if apart.limit <= 0:  # spent while the model was written for the child
             return Outcome.not_run("HiGHS", version, load_seconds)
+        note = "; ".join(part for part in (apart.note, note) if part)
         if apart.found is None:
-            note = "; ".join(part for part in (apart.note, safe_note) if part)
             return Outcome("time_limit", False, version=version, note=note, load_seconds=load_seconds,
                            solve_seconds=apart.run_seconds, time_limit=apart.limit)
         found, run_seconds, limit = apart.found, apart.run_seconds, apart.limit
@@ -152,14 +157,14 @@ def run_arrays(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.
             run_seconds = time.perf_counter() - loaded
     if found.get("error"):  # an option the child's HiGHS refused
         return Outcome(f"error: {found['error']}", False, version=version, load_seconds=load_seconds)
-    return HighsRun(found, load_seconds, run_seconds, limit, safe_note)
+    return HighsRun(found, load_seconds, run_seconds, limit, note)
 
 
-def runs_apart(is_mip: bool, nonzeros: int, limited: bool) -> bool:
-    """Whether a HiGHS solve is "large" (a MIP of at least :data:`LARGE_MIP_NONZEROS` nonzeros under
-    a time limit, the models whose set-up HiGHS does not interrupt; docs/solvers.md, "Time limits"):
-    it gets :data:`LARGE_MIP_OPTIONS` and runs in a child process stopped at the deadline."""
-    return is_mip and limited and nonzeros >= LARGE_MIP_NONZEROS
+def runs_apart(is_mip: bool, limited: bool) -> bool:
+    """Whether a HiGHS solve runs in a child process stopped at the deadline: every MIP under a time
+    limit (docs/solvers.md, "Time limits"). An LP or QP stays in this process: HiGHS' simplex and
+    interior point methods check the clock as they iterate."""
+    return is_mip and limited
 
 
 def _outcome(form: StandardForm, run: HighsRun, native: dict[str, Any], version: str) -> Outcome:
@@ -178,6 +183,6 @@ def _outcome(form: StandardForm, run: HighsRun, native: dict[str, Any], version:
         bound = finite(found["mip_dual_bound"])
         if bound is None and termination != "optimal":
             note = NO_DUAL_BOUND_NOTE
-    note = "; ".join(part for part in (note, run.safe_note) if part)
+    note = "; ".join(part for part in (note, run.note) if part)
     return Outcome(termination, has_solution, objective, bound, version, note, run.load_seconds, run.run_seconds,
                    run.limit)

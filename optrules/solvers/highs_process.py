@@ -1,20 +1,27 @@
 """HiGHS in a child process that is stopped at the deadline.
 
-HiGHS 1.16 checks its time limit between the phases of a MIP solve, not inside all of them: on a
-set-cover ILP of 6M rows and 16M nonzeros, setting up the first root LP (``HFactor::setupGeneral``)
-ran 40 s past a 60 s limit with no clock check (docs/solvers.md, "Time limits"). Such a model
-(:func:`optrules.solvers.highs.runs_apart`) is solved by ``python -m optrules.solvers.highs_process
-FOLDER``: the parent writes the model's arrays (:func:`optrules.solvers.highs_arrays.model_arrays`), the
-starting point and the options into a temporary folder (``np.save``, no pickling), the child loads
-them into HiGHS and runs it with what is left of the limit, then writes back what HiGHS found. The
-parent waits until the deadline plus a grace (:func:`grace_seconds`) and stops the child if it has
-not answered by then: that solve has no solution and no bound, the report says so, and a caller with
-a warm start keeps it (as a fallback it reports).
+HiGHS 1.16 checks its time limit between the phases of a MIP solve, not inside all of them: its
+root separation (the mod-k separator) went 90 s without a clock check on a set-cover ILP of 161k
+nonzeros under a 20 s limit, and setting up the first root LP of a 16M-nonzero one ran 40 s past a
+60 s limit (docs/solvers.md, "Time limits"). A MIP under a limit
+(:func:`optrules.solvers.highs.runs_apart`) is therefore solved by ``python -m
+optrules.solvers.highs_process FOLDER``: the parent writes the model's arrays
+(:func:`optrules.solvers.highs_arrays.model_arrays`), the starting point and the options into a
+temporary folder (``np.save``, no pickling), the child loads them into HiGHS and runs it with what
+is left of the limit, then writes back what HiGHS found.
+
+While it runs, the child writes every improving solution HiGHS reports, and its dual bound at
+every limit check (HiGHS' ``kCallbackMipImprovingSolution`` and ``kCallbackMipInterrupt``
+callbacks), into the folder (:class:`_Progress`). The parent waits until the deadline plus a grace
+(:func:`grace_seconds`) and stops the child if it has not answered by then: the solve then ends
+with the last incumbent and bound the child wrote (none when HiGHS had reported neither), at status
+``time_limit``, and the report says the process was stopped.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -26,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from optrules.solvers.highs_arrays import ITERATION_COUNTS, load_arrays, run_loaded, set_up
 from optrules.solvers.registry import SolverError
 
 __all__ = ["Apart", "grace_seconds", "run_apart"]
@@ -35,6 +43,9 @@ __all__ = ["Apart", "grace_seconds", "run_apart"]
 GRACE_SHARE = 0.05
 GRACE_SECONDS = 1.0
 _ARRAYS = ("col_value", "row_dual")  # what the child writes back as arrays; the rest is JSON
+#: The child rewrites its progress file at most this often (seconds) on limit checks; an improving
+#: solution is written at once.
+PROGRESS_INTERVAL = 0.2
 
 
 def grace_seconds(limit: float) -> float:
@@ -69,8 +80,10 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
         if start is not None:
             np.save(folder / "start.npy", start)
         limit = deadline - time.perf_counter()
-        (folder / "task.json").write_text(json.dumps({"native": native, "limit": limit, "verbose": verbose}))
-        written = time.perf_counter()
+        # the deadline crosses to the child in the system's clock: perf_counter's origin is the process's
+        task = {"native": native, "deadline": time.time() + limit, "verbose": verbose}
+        (folder / "task.json").write_text(json.dumps(task))
+        written, written_clock = time.perf_counter(), time.time()
         if limit <= 0:
             return Apart(None, written - began, 0.0, limit, "the time limit was spent before HiGHS started")
         argv = (command or [sys.executable, "-m", "optrules.solvers.highs_process"]) + [str(folder)]
@@ -88,10 +101,11 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
         waited = time.perf_counter() - written
         if child.returncode != 0 or not (folder / "found.json").exists():
             if child.returncode == -9:  # the kill above
-                return Apart(None, written - began, waited, limit,
+                found = _last_progress(folder)
+                return Apart(found, written - began, waited, limit,
                              f"HiGHS did not stop at its time limit of {limit:.1f} s (it does not look at its clock "
-                             f"while it sets up a model this large); its process was stopped "
-                             f"{grace_seconds(limit):.1f} s after the deadline, with no solution or bound")
+                             f"inside some phases of a MIP solve); its process was stopped "
+                             f"{grace_seconds(limit):.1f} s after the deadline, {_what_was_kept(found)}")
             message = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()[-5:]
             raise SolverError(f"HiGHS' child process failed (exit status {child.returncode}): "
                               + (" | ".join(message) or "no message"))
@@ -99,18 +113,76 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
         for key in _ARRAYS:
             if (folder / f"{key}.out.npy").exists():
                 found[key] = np.load(folder / f"{key}.out.npy")
-    run_seconds = found.pop("run_seconds")
-    found.pop("load_seconds")  # the child's own; the parent's wait counts its start-up too
-    return Apart(found, waited - run_seconds + written - began, run_seconds, limit)
+    child_load = found.pop("started") - written_clock  # the child's start-up and load, until HiGHS ran
+    return Apart(found, written - began + child_load, found.pop("run_seconds"), found.pop("limit"))
+
+
+def _last_progress(folder: Path) -> dict[str, Any] | None:
+    """What a stopped child had written of its run (:class:`_Progress`), in the form of
+    :func:`optrules.solvers.highs_arrays.run_loaded`'s findings at a time limit (iteration counts
+    unknown, 0), with the seconds into the run it was written at; None when it had written nothing."""
+    path = folder / "progress.json"
+    if not path.exists():
+        return None
+    progress = json.loads(path.read_text())
+    found: dict[str, Any] = {"status": "kTimeLimit", "primal_solution_status": 0,
+                             "iteration_counts": dict.fromkeys(ITERATION_COUNTS, 0), **progress}
+    incumbent = folder / "incumbent.out.npy"
+    if incumbent.exists() and progress["objective"] is not None:
+        found.update(primal_solution_status=2, col_value=np.load(incumbent))
+    else:
+        found["objective"] = math.inf  # HiGHS' objective without a solution
+    return found
+
+
+def _what_was_kept(found: dict[str, Any] | None) -> str:
+    """The end of a stopped child's note: what the solve keeps of it."""
+    if found is None:
+        return "with no solution or bound"
+    seconds = found.pop("seconds")
+    if "col_value" in found:
+        return f"with the incumbent and dual bound HiGHS had reported {seconds:.1f} s into its run"
+    return f"with the dual bound HiGHS had reported {seconds:.1f} s into its run and no incumbent"
+
+
+class _Progress:
+    """The child's HiGHS callback: every improving solution (``kCallbackMipImprovingSolution``) is
+    written to ``incumbent.out.npy`` at once, and the incumbent's objective, the dual bound, the node
+    count and the seconds into the run to ``progress.json``, also on HiGHS' limit checks
+    (``kCallbackMipInterrupt``, at most every :data:`PROGRESS_INTERVAL` seconds). Each file is
+    replaced whole, so the parent never reads half of one."""
+
+    def __init__(self, folder: Path, highspy: Any) -> None:
+        self.folder = folder
+        self.improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
+        self.began = self.written = time.perf_counter()
+        self.objective: float | None = None
+
+    def __call__(self, kind: Any, message: str, out: Any, into: Any, user: Any) -> None:
+        now = time.perf_counter()
+        if kind == self.improving:
+            _replace(self.folder / "incumbent.out.npy", lambda path: np.save(path, np.array(out.mip_solution)))
+            self.objective = float(out.objective_function_value)
+        elif now - self.written < PROGRESS_INTERVAL:
+            return
+        self.written = now
+        progress = {"objective": self.objective, "mip_dual_bound": float(out.mip_dual_bound),
+                    "mip_node_count": int(out.mip_node_count), "seconds": now - self.began}
+        _replace(self.folder / "progress.json", lambda path: path.write_text(json.dumps(progress)))
+
+
+def _replace(path: Path, write: Any) -> None:
+    """Write ``path`` through ``write(temporary path)`` and move it into place in one step."""
+    partial = path.with_name("partial-" + path.name)
+    write(partial)
+    os.replace(partial, path)
 
 
 def _solve_folder(folder: Path) -> None:
     """The child's work: load the model and options from ``folder``, run HiGHS with what is left of
-    the limit, and write what it found (``found.json`` last, so that the parent reads a whole answer)."""
-    began = time.perf_counter()
+    the limit while :class:`_Progress` writes its incumbents and bounds, and write what it found
+    (``found.json`` last, so that the parent reads a whole answer)."""
     import highspy
-
-    from optrules.solvers.highs_arrays import load_arrays, run_loaded, set_up
 
     task = json.loads((folder / "task.json").read_text())
     arrays = {path.stem: np.load(path) for path in folder.glob("*.npy")
@@ -118,12 +190,17 @@ def _solve_folder(folder: Path) -> None:
     start = np.load(folder / "start.npy") if (folder / "start.npy").exists() else None
     highs = load_arrays(arrays, highspy)
     error = set_up(highs, highspy, task["native"], start, task["verbose"])
-    loaded = time.perf_counter()
-    found: dict[str, Any] = {"error": error} if error else run_loaded(highs, max(task["limit"] - (loaded - began), 1e-3))
+    if not error and arrays["integer"].size:
+        highs.setCallback(_Progress(folder, highspy), None)
+        for kind in ("kCallbackMipImprovingSolution", "kCallbackMipInterrupt"):
+            highs.startCallback(getattr(highspy.cb.HighsCallbackType, kind))
+    loaded, started = time.perf_counter(), time.time()
+    limit = max(task["deadline"] - started, 1e-3)  # what is left after the child's start-up and load
+    found: dict[str, Any] = {"error": error} if error else run_loaded(highs, limit)
     for key in _ARRAYS:
         if key in found:
             np.save(folder / f"{key}.out.npy", found.pop(key))
-    found.update(load_seconds=loaded - began, run_seconds=time.perf_counter() - loaded)
+    found.update(limit=limit, started=started, run_seconds=time.perf_counter() - loaded)
     (folder / "found.tmp").write_text(json.dumps(found))
     os.replace(folder / "found.tmp", folder / "found.json")
 
