@@ -1258,7 +1258,7 @@ def test_the_child_writes_each_incumbent_and_bound_as_highs_reports_them(tmp_pat
     progress = json.loads((kept / "progress.json").read_text())
     assert progress["objective"] == pytest.approx(knapsack_optimum())
     assert progress["mip_dual_bound"] >= knapsack_optimum() - 1e-9  # a maximisation's bound is above
-    assert highs_process._last_progress(kept)["col_value"] == pytest.approx(incumbent)
+    assert highs_process._last_progress(kept)[0]["col_value"] == pytest.approx(incumbent)
 
 
 def test_a_child_process_that_fails_is_an_error_with_its_message() -> None:

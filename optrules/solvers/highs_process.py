@@ -55,8 +55,8 @@ def grace_seconds(limit: float) -> float:
 
 @dataclass(frozen=True)
 class Apart:
-    """What a solve in a child process gave: HiGHS' findings (None when the child was stopped at the
-    deadline), the load seconds (arrays written, model loaded in the child), HiGHS' run seconds (the
+    """What a solve in a child process gave: HiGHS' findings (for a child stopped at the deadline, what
+    it had reported by then; None when that was nothing), the load seconds (arrays written, model loaded in the child), HiGHS' run seconds (the
     wait, for a stopped child), the limit HiGHS was given and a note for the report."""
 
     found: dict[str, Any] | None
@@ -95,17 +95,18 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
             except subprocess.TimeoutExpired:
                 pass
             finally:
-                if child.poll() is None:
+                stopped = child.poll() is None
+                if stopped:
                     child.kill()
                     child.wait()
         waited = time.perf_counter() - written
+        if stopped:
+            found, seconds = _last_progress(folder)
+            return Apart(found, written - began, waited, limit,
+                         f"HiGHS did not stop at its time limit of {limit:.1f} s (it does not look at its clock "
+                         f"inside some phases of a MIP solve); its process was stopped "
+                         f"{grace_seconds(limit):.1f} s after the deadline, {_what_was_kept(found, seconds)}")
         if child.returncode != 0 or not (folder / "found.json").exists():
-            if child.returncode == -9:  # the kill above
-                found = _last_progress(folder)
-                return Apart(found, written - began, waited, limit,
-                             f"HiGHS did not stop at its time limit of {limit:.1f} s (it does not look at its clock "
-                             f"inside some phases of a MIP solve); its process was stopped "
-                             f"{grace_seconds(limit):.1f} s after the deadline, {_what_was_kept(found)}")
             message = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines()[-5:]
             raise SolverError(f"HiGHS' child process failed (exit status {child.returncode}): "
                               + (" | ".join(message) or "no message"))
@@ -117,14 +118,15 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
     return Apart(found, written - began + child_load, found.pop("run_seconds"), found.pop("limit"))
 
 
-def _last_progress(folder: Path) -> dict[str, Any] | None:
+def _last_progress(folder: Path) -> tuple[dict[str, Any] | None, float]:
     """What a stopped child had written of its run (:class:`_Progress`), in the form of
     :func:`optrules.solvers.highs_arrays.run_loaded`'s findings at a time limit (iteration counts
-    unknown, 0), with the seconds into the run it was written at; None when it had written nothing."""
+    unknown, 0; None when it had written nothing), and how many seconds into the run it wrote it."""
     path = folder / "progress.json"
     if not path.exists():
-        return None
+        return None, 0.0
     progress = json.loads(path.read_text())
+    seconds = progress.pop("seconds")
     found: dict[str, Any] = {"status": "kTimeLimit", "primal_solution_status": 0,
                              "iteration_counts": dict.fromkeys(ITERATION_COUNTS, 0), **progress}
     incumbent = folder / "incumbent.out.npy"
@@ -132,14 +134,13 @@ def _last_progress(folder: Path) -> dict[str, Any] | None:
         found.update(primal_solution_status=2, col_value=np.load(incumbent))
     else:
         found["objective"] = math.inf  # HiGHS' objective without a solution
-    return found
+    return found, seconds
 
 
-def _what_was_kept(found: dict[str, Any] | None) -> str:
+def _what_was_kept(found: dict[str, Any] | None, seconds: float) -> str:
     """The end of a stopped child's note: what the solve keeps of it."""
     if found is None:
         return "with no solution or bound"
-    seconds = found.pop("seconds")
     if "col_value" in found:
         return f"with the incumbent and dual bound HiGHS had reported {seconds:.1f} s into its run"
     return f"with the dual bound HiGHS had reported {seconds:.1f} s into its run and no incumbent"
