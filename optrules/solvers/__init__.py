@@ -15,23 +15,23 @@ The report keeps *what solution exists* (:class:`Status`) apart from *why the so
 Modules: ``report`` (the result types), ``registry`` (which solver solves what, installed or not),
 ``options`` (unified and native options), ``standard_form`` (a Pyomo model as arrays), ``highs`` /
 ``scip`` (the bulk loaders), ``pyomo_environ`` / ``cvxpy_backend`` (the other interfaces), ``solve``.
+The public names are imported on first use (:mod:`optrules.lazy`), so that a module of the layer
+(the child process of ``highs_process``) loads without the others.
 The solver matrix, option names and the measured backend behaviour are in ``docs/solvers.md``.
 """
 
-from optrules.solvers.options import check_solver_options
-from optrules.solvers.registry import (
-    INTERFACES,
-    SOLVERS,
-    Backend,
-    SolverError,
-    SolverNotInstalledError,
-    SolverSpec,
-    UnknownSolverError,
-    UnsupportedProblemError,
-    available_solvers,
-)
-from optrules.solvers.report import ProblemClass, SolveReport, Status, relative_gap
-from optrules.solvers.solve import solve
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from optrules.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from optrules.solvers.options import check_solver_options
+    from optrules.solvers.registry import (INTERFACES, SOLVERS, Backend, SolverError, SolverNotInstalledError,
+                                           SolverSpec, UnknownSolverError, UnsupportedProblemError, available_solvers)
+    from optrules.solvers.report import ProblemClass, SolveReport, Status, relative_gap
+    from optrules.solvers.solve import solve
 
 __all__ = [
     "INTERFACES",
@@ -50,3 +50,11 @@ __all__ = [
     "relative_gap",
     "solve",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "optrules.solvers.options": ("check_solver_options",),
+    "optrules.solvers.registry": ("INTERFACES", "SOLVERS", "Backend", "SolverError", "SolverNotInstalledError",
+                                  "SolverSpec", "UnknownSolverError", "UnsupportedProblemError", "available_solvers"),
+    "optrules.solvers.report": ("ProblemClass", "SolveReport", "Status", "relative_gap"),
+    "optrules.solvers.solve": ("solve",),
+})

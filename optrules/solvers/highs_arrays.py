@@ -8,11 +8,12 @@ process (:mod:`optrules.solvers.highs_process`) work on.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from optrules.solvers.standard_form import StandardForm
+if TYPE_CHECKING:  # not imported at run time: the child process of highs_process loads without scipy
+    from optrules.solvers.standard_form import StandardForm
 
 __all__ = ["ITERATION_COUNTS", "load_arrays", "model_arrays", "run_loaded", "set_up"]
 
