@@ -9,8 +9,8 @@ asks for duals (a Pyomo ``dual`` suffix) gets HiGHS' row duals written into it.
 
 A MIP under a time limit is solved in a child process that is stopped at the deadline
 (:func:`runs_apart`, :mod:`optrules.solvers.highs_process`): HiGHS 1.16 does not look at its clock
-inside some phases of a MIP solve (its root separation went 90 s without a check on a set-cover ILP
-of 161k nonzeros under a 20 s limit), and only a process can be stopped from outside. The child
+inside some phases of a MIP solve (set-cover ILPs of about 32,000 nonzeros ran 25 s under a 10 s
+limit: ``benchmarks/results/highs_limit_checks.md``), and only a process can be stopped from outside. The child
 writes each incumbent and bound as HiGHS reports them, so a stopped solve keeps the last ones. A
 large MIP under a limit also runs with :data:`LARGE_MIP_OPTIONS` (see :func:`limit_safe_options`):
 the phases those options switch off run for minutes on such a model before HiGHS checks its clock.

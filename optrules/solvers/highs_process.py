@@ -1,9 +1,10 @@
 """HiGHS in a child process that is stopped at the deadline.
 
-HiGHS 1.16 checks its time limit between the phases of a MIP solve, not inside all of them: its
-root separation (the mod-k separator) went 90 s without a clock check on a set-cover ILP of 161k
-nonzeros under a 20 s limit, and setting up the first root LP of a 16M-nonzero one ran 40 s past a
-60 s limit (docs/solvers.md, "Time limits"). A MIP under a limit
+HiGHS 1.16 checks its time limit between the phases of a MIP solve, not inside all of them: set-cover
+ILPs of about 32,000 nonzeros went about 20 s without a clock check and ran 25 s under a 10 s limit
+(``benchmarks/highs_limit_checks.py``; a stack sample found HiGHS in its root separation), and
+setting up the first root LP of a 16M-nonzero one ran 40 s past a 60 s limit (docs/solvers.md,
+"Time limits"). A MIP under a limit
 (:func:`optrules.solvers.highs.runs_apart`) is therefore solved by ``python -m
 optrules.solvers.highs_process FOLDER``: the parent writes the model's arrays
 (:func:`optrules.solvers.highs_arrays.model_arrays`), the starting point and the options into a
