@@ -1199,11 +1199,9 @@ def _streaming_child(tmp_path, incumbent: list[float] | None, bound: float) -> l
 
     code = ("import json, sys, time, numpy as np; from pathlib import Path; folder = Path(sys.argv[1]); "
             "sign = 1.0 if np.load(folder / 'maximize.npy')[0] else -1.0; "
-            + ("objective = None; " if incumbent is None else
-               f"x = np.array({incumbent!r}); np.save(folder / 'incumbent.out.npy', x); "
-               "objective = float(np.load(folder / 'cost.npy') @ x + np.load(folder / 'offset.npy')[0]); ")
-            + f"(folder / 'progress.json').write_text(json.dumps({{'objective': objective, "
-            f"'mip_dual_bound': sign * {bound}, 'mip_node_count': 7, 'seconds': 0.25}})); time.sleep(600)")
+            + ("" if incumbent is None else f"np.save(folder / 'incumbent.out.npy', np.array({incumbent!r})); ")
+            + f"(folder / 'progress.json').write_text(json.dumps({{'mip_dual_bound': sign * {bound}, "
+            "'mip_node_count': 7, 'seconds': 0.25})); time.sleep(600)")
     return [sys.executable, "-c", code]
 
 
@@ -1237,6 +1235,25 @@ def test_a_stopped_child_keeps_the_last_incumbent_and_bound_it_reported(interfac
     assert "no incumbent" in report.note
 
 
+def test_a_stopped_child_s_incumbent_carries_its_own_objective_whatever_the_progress_file_says(tmp_path) -> None:
+    """Stopped between its two files: an incumbent with no progress file yet is kept with no bound,
+    and its objective is computed from the model's costs, never read from an older progress file."""
+    from optrules.solvers import highs_process
+
+    assert highs_process._last_progress(tmp_path) == (None, 0.0)  # nothing written: nothing kept
+    np.save(tmp_path / "cost.npy", np.array([2.0, 3.0]))
+    np.save(tmp_path / "offset.npy", np.array([1.0]))
+    np.save(tmp_path / "incumbent.out.npy", np.array([1.0, 1.0]))
+    found, seconds = highs_process._last_progress(tmp_path)
+    assert found["objective"] == 6.0 and found["mip_dual_bound"] == -math.inf and seconds == 0.0
+    (tmp_path / "progress.json").write_text(json.dumps({"mip_dual_bound": 4.5, "mip_node_count": 3, "seconds": 1.5}))
+    found, seconds = highs_process._last_progress(tmp_path)
+    assert (found["objective"], found["mip_dual_bound"], found["mip_node_count"], seconds) == (6.0, 4.5, 3, 1.5)
+    (tmp_path / "incumbent.out.npy").unlink()
+    found, _ = highs_process._last_progress(tmp_path)
+    assert found["primal_solution_status"] == 0 and "col_value" not in found and found["objective"] == math.inf
+
+
 def test_the_child_writes_each_incumbent_and_bound_as_highs_reports_them(tmp_path) -> None:
     """The real child, run to the end on the knapsack and its folder kept: the last incumbent it
     wrote is the optimum HiGHS returned, with its objective, and the bound it wrote is a valid one."""
@@ -1256,9 +1273,9 @@ def test_the_child_writes_each_incumbent_and_bound_as_highs_reports_them(tmp_pat
     incumbent = np.load(kept / "incumbent.out.npy")
     assert incumbent == pytest.approx(apart.found["col_value"])
     progress = json.loads((kept / "progress.json").read_text())
-    assert progress["objective"] == pytest.approx(knapsack_optimum())
     assert progress["mip_dual_bound"] >= knapsack_optimum() - 1e-9  # a maximisation's bound is above
-    assert highs_process._last_progress(kept)[0]["col_value"] == pytest.approx(incumbent)
+    last, _ = highs_process._last_progress(kept)
+    assert last["col_value"] == pytest.approx(incumbent) and last["objective"] == pytest.approx(knapsack_optimum())
 
 
 def test_a_child_process_that_fails_is_an_error_with_its_message() -> None:

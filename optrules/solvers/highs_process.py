@@ -27,6 +27,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,20 +123,22 @@ def run_apart(arrays: dict[str, np.ndarray], native: dict[str, Any], start: np.n
 def _last_progress(folder: Path) -> tuple[dict[str, Any] | None, float]:
     """What a stopped child had written of its run (:class:`_Progress`), in the form of
     :func:`optrules.solvers.highs_arrays.run_loaded`'s findings at a time limit (iteration counts
-    unknown, 0; None when it had written nothing), and how many seconds into the run it wrote it."""
-    path = folder / "progress.json"
-    if not path.exists():
+    unknown, 0; None when it had written nothing), and how many seconds into the run it wrote it.
+    The incumbent's objective is computed here from the model's costs, so that it belongs to the
+    incumbent read even when the child was stopped between writing the two files."""
+    progress_path, incumbent_path = folder / "progress.json", folder / "incumbent.out.npy"
+    if not (progress_path.exists() or incumbent_path.exists()):
         return None, 0.0
-    progress = json.loads(path.read_text())
-    seconds = progress.pop("seconds")
-    found: dict[str, Any] = {"status": "kTimeLimit", "primal_solution_status": 0,
-                             "iteration_counts": dict.fromkeys(ITERATION_COUNTS, 0), **progress}
-    incumbent = folder / "incumbent.out.npy"
-    if incumbent.exists() and progress["objective"] is not None:
-        found.update(primal_solution_status=2, col_value=np.load(incumbent))
-    else:
-        found["objective"] = math.inf  # HiGHS' objective without a solution
-    return found, seconds
+    progress = json.loads(progress_path.read_text()) if progress_path.exists() else {}
+    found: dict[str, Any] = {"status": "kTimeLimit", "primal_solution_status": 0, "objective": math.inf,
+                             "mip_dual_bound": progress.get("mip_dual_bound", -math.inf),
+                             "mip_node_count": progress.get("mip_node_count", 0),
+                             "iteration_counts": dict.fromkeys(ITERATION_COUNTS, 0)}
+    if incumbent_path.exists():
+        incumbent = np.load(incumbent_path)
+        objective = float(np.load(folder / "cost.npy") @ incumbent + np.load(folder / "offset.npy")[0])
+        found.update(primal_solution_status=2, col_value=incumbent, objective=objective)
+    return found, progress.get("seconds", 0.0)
 
 
 def _what_was_kept(found: dict[str, Any] | None, seconds: float) -> str:
@@ -149,28 +152,28 @@ def _what_was_kept(found: dict[str, Any] | None, seconds: float) -> str:
 
 class _Progress:
     """The child's HiGHS callback: every improving solution (``kCallbackMipImprovingSolution``) is
-    written to ``incumbent.out.npy`` at once, and the incumbent's objective, the dual bound, the node
-    count and the seconds into the run to ``progress.json``, also on HiGHS' limit checks
-    (``kCallbackMipInterrupt``, at most every :data:`PROGRESS_INTERVAL` seconds). Each file is
-    replaced whole, so the parent never reads half of one."""
+    written to ``incumbent.out.npy`` at once, and the dual bound, the node count and the seconds into
+    the run to ``progress.json``, also on HiGHS' limit checks (``kCallbackMipInterrupt``, at most
+    every :data:`PROGRESS_INTERVAL` seconds). Each file is replaced whole, so the parent never reads
+    half of one; a lock keeps two of HiGHS' threads from writing at once."""
 
     def __init__(self, folder: Path, highspy: Any) -> None:
         self.folder = folder
         self.improving = highspy.cb.HighsCallbackType.kCallbackMipImprovingSolution
         self.began = self.written = time.perf_counter()
-        self.objective: float | None = None
+        self.lock = threading.Lock()
 
     def __call__(self, kind: Any, message: str, out: Any, into: Any, user: Any) -> None:
-        now = time.perf_counter()
-        if kind == self.improving:
-            _replace(self.folder / "incumbent.out.npy", lambda path: np.save(path, np.array(out.mip_solution)))
-            self.objective = float(out.objective_function_value)
-        elif now - self.written < PROGRESS_INTERVAL:
-            return
-        self.written = now
-        progress = {"objective": self.objective, "mip_dual_bound": float(out.mip_dual_bound),
-                    "mip_node_count": int(out.mip_node_count), "seconds": now - self.began}
-        _replace(self.folder / "progress.json", lambda path: path.write_text(json.dumps(progress)))
+        with self.lock:
+            now = time.perf_counter()
+            if kind == self.improving:
+                _replace(self.folder / "incumbent.out.npy", lambda path: np.save(path, np.array(out.mip_solution)))
+            elif now - self.written < PROGRESS_INTERVAL:
+                return
+            self.written = now
+            progress = {"mip_dual_bound": float(out.mip_dual_bound), "mip_node_count": int(out.mip_node_count),
+                        "seconds": now - self.began}
+            _replace(self.folder / "progress.json", lambda path: path.write_text(json.dumps(progress)))
 
 
 def _replace(path: Path, write: Any) -> None:
