@@ -20,7 +20,7 @@ from optrules.models.matrix import matrix_constraint
 from optrules.solvers import options as solver_options
 from optrules.solvers import registry as solver_registry
 from optrules.solvers.report import Outcome
-from optrules.solvers.solve import judge
+from optrules.solvers.solving import judge
 from optrules.solvers import (
     SOLVERS,
     ProblemClass,

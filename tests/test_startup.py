@@ -15,6 +15,7 @@ import pytest
 
 import optrules
 import optrules.estimators
+import optrules.solvers
 
 ROOT = Path(optrules.__file__).resolve().parent.parent
 SOLVER_STACKS = ("pyomo", "cvxpy", "highspy", "pyscipopt", "clarabel", "cyipopt")
@@ -64,13 +65,29 @@ def test_cli_listings_still_list_everything(capsys) -> None:
     assert [line.split()[0] for line in rows] == list_datasets()
 
 
-@pytest.mark.parametrize("package", [optrules, optrules.estimators], ids=lambda p: p.__name__)
+LAZY_PACKAGES = [optrules, optrules.estimators, optrules.solvers]
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
 def test_every_public_name_resolves_to_its_home(package) -> None:
     assert all(getattr(package, name) is not None for name in package.__all__)
     assert set(package.__all__) <= set(dir(package))
     namespace: dict = {}
     exec(f"from {package.__name__} import *", namespace)
     assert set(package.__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
+def test_no_submodule_bears_a_public_name(package) -> None:
+    """Importing a submodule binds it in its package: one named like a lazily exported name would
+    replace that name for good (``optrules.solvers.solve`` was once the module of that name after
+    ``import optrules.solvers.highs_lp``)."""
+    import pkgutil
+
+    submodules = {info.name for info in pkgutil.iter_modules(package.__path__)}
+    assert submodules.isdisjoint(package.__all__)
+    assert fresh("import optrules.solvers.highs_lp\nfrom optrules.solvers import solve\n"
+                 "assert callable(solve) and solve.__module__ == 'optrules.solvers.solving'") is not None
 
 
 def test_registry_names_resolve_to_their_estimators() -> None:

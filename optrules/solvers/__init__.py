@@ -14,9 +14,10 @@ The report keeps *what solution exists* (:class:`Status`) apart from *why the so
 
 Modules: ``report`` (the result types), ``registry`` (which solver solves what, installed or not),
 ``options`` (unified and native options), ``standard_form`` (a Pyomo model as arrays), ``highs`` /
-``scip`` (the bulk loaders), ``pyomo_environ`` / ``cvxpy_backend`` (the other interfaces), ``solve``.
-The public names are imported on first use (:mod:`optrules.lazy`), so that a module of the layer
-(the child process of ``highs_process``) loads without the others.
+``scip`` (the bulk loaders), ``pyomo_environ`` / ``cvxpy_backend`` (the other interfaces), ``solving``
+(:func:`solve`). The public names are imported on first use (:mod:`optrules.lazy`), so that a module
+of the layer (the child process of ``highs_process``) loads without the others; no module bears a
+public name, which importing the module would otherwise replace.
 The solver matrix, option names and the measured backend behaviour are in ``docs/solvers.md``.
 """
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from optrules.solvers.registry import (INTERFACES, SOLVERS, Backend, SolverError, SolverNotInstalledError,
                                            SolverSpec, UnknownSolverError, UnsupportedProblemError, available_solvers)
     from optrules.solvers.report import ProblemClass, SolveReport, Status, relative_gap
-    from optrules.solvers.solve import solve
+    from optrules.solvers.solving import solve
 
 __all__ = [
     "INTERFACES",
@@ -56,5 +57,5 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "optrules.solvers.registry": ("INTERFACES", "SOLVERS", "Backend", "SolverError", "SolverNotInstalledError",
                                   "SolverSpec", "UnknownSolverError", "UnsupportedProblemError", "available_solvers"),
     "optrules.solvers.report": ("ProblemClass", "SolveReport", "Status", "relative_gap"),
-    "optrules.solvers.solve": ("solve",),
+    "optrules.solvers.solving": ("solve",),
 })

@@ -4,7 +4,7 @@
 adding a few columns, hundreds of times: rebuilding and reloading the model each time costs more
 than the simplex re-solve from the previous basis (measured: 10,000 rows, 1,756 columns, 112 s of
 rebuilt master solves). :class:`HighsLP` keeps the LP in one HiGHS instance; its runs are reported
-as every solve is (:func:`optrules.solvers.solve.judge`), under the same process-wide lock.
+as every solve is (:func:`optrules.solvers.solving.judge`), under the same process-wide lock.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from optrules.solvers.options import check_unified, native_options
 from optrules.solvers.output import silenced
 from optrules.solvers.registry import SolverError, backend_for, version_string
 from optrules.solvers.report import Outcome, ProblemClass, SolveReport, time_left
-from optrules.solvers.solve import SOLVE_LOCK, judge, report_note
+from optrules.solvers.solving import SOLVE_LOCK, judge, report_note
 
 __all__ = ["HighsLP"]
 
