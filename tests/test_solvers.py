@@ -380,6 +380,25 @@ def test_cvxpy_time_limit_without_incumbent_loads_nothing(solver) -> None:
     np.testing.assert_array_equal(x.value, 1.0)
 
 
+@pytest.mark.parametrize("maximize", [False, True])
+@pytest.mark.parametrize("path", ["affine", "conic"])
+@pytest.mark.parametrize("solver", MILP_CVXPY)
+def test_a_cvxpy_mip_stopped_without_a_point_keeps_its_bound_in_the_problem_s_terms(solver, path, maximize) -> None:
+    """The market split a x = d (no point within one node) under min sum(x) + 3, or max 3 - sum(x):
+    the root bound sum(x) >= 12 is reported as 15, or -9, whether the problem is read straight into
+    HiGHS' arrays (a vector variable) or goes through cvxpy's conic form (a matrix variable, which the
+    affine reader declines; the form holds all but the constant, and a maximisation negated)."""
+    a, d = market_split_data()
+    x = cp.Variable((a.shape[1],) if path == "affine" else (a.shape[1], 1), boolean=True)
+    rows = a @ x if path == "affine" else (a @ x)[:, 0]
+    objective = cp.Maximize(3 - cp.sum(x)) if maximize else cp.Minimize(cp.sum(x) + 3)
+    limit = {"highs": {"mip_max_nodes": 1, "mip_heuristic_effort": 0.0}, "scip": {"limits/nodes": 1}}[solver]
+    report = solve(cp.Problem(objective, [rows == d]), PC.MILP, solver, limit)
+    assert report.status is Status.NO_SOLUTION and report.termination == "node_limit"
+    assert report.objective is None and report.gap is None and x.value is None
+    assert report.best_bound == pytest.approx(-9.0 if maximize else 15.0, abs=1e-6)
+
+
 def test_scip_node_limit_passes_through_and_is_named() -> None:
     """An unknown option key reaches the backend unchanged; the stop reason is reported."""
     report = solve(pyomo_market_split(slack=True), PC.MILP, "scip", {"limits/nodes": 1})

@@ -117,6 +117,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     limit_key = backend.options.get("time_limit")
     began = time.perf_counter()
     form = affine_form(problem) if backend.engine == "HIGHS" else None
+    data = None  # cvxpy's canonical data, for a problem the affine form declines
     if form is None:
         with silenced(verbose):  # highspy prints a banner on first use even when silenced
             data, chain, inverse = problem.get_problem_data(backend.engine, solver_opts=dict(native),
@@ -154,9 +155,7 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     termination, has_solution, primal, dual, _, note = reading
     note = "; ".join(part for part in (note, limit_note) if part)
     if not has_solution or termination in _NO_POINT:
-        bound = None  # without a point, a bound moves into the problem's terms only from the affine form,
-        if form is not None and termination not in _NO_POINT and dual is not None:  # which holds the
-            bound = -dual if maximize else dual  # whole objective, a maximisation negated
+        bound = None if termination in _NO_POINT else _bound_without_point(dual, form, data, maximize)
         return Outcome(termination, False, bound=bound, version=version, note=note, **seconds)
     if form is not None:
         status = cvxpy.settings.OPTIMAL if termination == "optimal" else cvxpy.settings.USER_LIMIT
@@ -173,6 +172,20 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
     except cvxpy.error.SolverError as exc:
         return Outcome(f"error: {exc}", False, version=version, **seconds)
     return _with_bound(problem, termination, primal, dual, maximize, version, note, seconds)
+
+
+def _bound_without_point(dual: float | None, form: Any, data: dict[str, Any] | None, maximize: bool) -> float | None:
+    """A solver's bound moved into the problem's terms when there is no point to move it by (see
+    :func:`_with_bound`): the affine form hands HiGHS the whole objective, cvxpy's conic form hands
+    its solver all of it but its constant d (``apply_parameters``); either minimises a maximised f
+    as -f."""
+    if dual is None:
+        return None
+    if form is None:
+        from cvxpy import settings
+
+        dual += float(np.asarray(data[settings.PARAM_PROB].apply_parameters()[1]))
+    return -dual if maximize else dual
 
 
 def _with_bound(problem: Any, termination: str, primal: float | None, dual: float | None, maximize: bool,
