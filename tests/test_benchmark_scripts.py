@@ -559,3 +559,21 @@ def test_libre_selection_reads_the_runner_s_choices_from_its_fits(scripts):
         chosen = results[results["method"] == method.label]
         assert f1 == pytest.approx(chosen["f1"].mean())
         assert n_rules == pytest.approx(chosen["n_rules"].astype(float).mean())
+
+
+def test_highs_limit_checks_counts_highs_checks_and_solves_through_the_package(scripts, tmp_path):
+    """One small instance under a short limit: the table has the model's size, HiGHS' limit checks
+    (a stretch between them can be no longer than the run), and the package's own solve of the same
+    model, never reported optimal unless it is (what holds at any machine speed)."""
+    bench = scripts("highs_limit_checks")
+    out = tmp_path / "checks.md"
+    assert bench.main(["--time-limit", "0.5", "--instances", "german (500)", "--out", str(out)]) == 0
+    row = next(line for line in out.read_text().splitlines() if line.startswith("| german (500) |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    header = next(line for line in out.read_text().splitlines() if line.startswith("| instance |"))
+    named = dict(zip([cell.strip() for cell in header.strip("|").split("|")], cells))
+    assert int(named["nonzeros"]) > 0 and int(named["checks"]) >= 0
+    assert 0 <= float(named["longest s without a check"]) <= float(named["in process: wall s"])
+    assert named["status"] in ("optimal", "feasible", "no_solution")
+    if named["status"] == "optimal":
+        assert float(named["gap %"]) <= 0.01 + 1e-9
