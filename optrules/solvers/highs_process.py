@@ -206,8 +206,7 @@ def _solve_folder(folder: Path) -> None:
         if key in found:
             np.save(folder / f"{key}.out.npy", found.pop(key))
     found.update(limit=limit, started=started, run_seconds=time.perf_counter() - loaded)
-    (folder / "found.tmp").write_text(json.dumps(found))
-    os.replace(folder / "found.tmp", folder / "found.json")
+    _replace(folder / "found.json", lambda path: path.write_text(json.dumps(found)))
 
 
 if __name__ == "__main__":
