@@ -1377,6 +1377,43 @@ def test_compiled_column_bounds_equal_pyomo_s_own_for_every_kind_of_bound() -> N
     np.testing.assert_array_equal(integer, [*expected[2], False])
 
 
+def test_compiled_columns_are_one_per_variable_however_the_blocks_list_them() -> None:
+    """Blocks listing whole components in order (read as runs), part of a component, components
+    out of order, a ``Reference`` and a variable of another model all land on the variable's one
+    column: the compiled matrix equals the one built from a per-variable lookup, and the solve
+    loads every value where it belongs."""
+    from optrules.solvers.standard_form import compile_model
+
+    other = pyo.ConcreteModel()
+    other.w = pyo.Var(bounds=(0, 5))
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(3), bounds=(0, 4))
+    m.b = pyo.Block()
+    m.b.y = pyo.Var(range(2), bounds=(0, 4))
+    m.r = pyo.Reference(m.x)  # names m.x's variables again: no column of its own
+    x, y, r = list(m.x.values()), list(m.b.y.values()), list(m.r.values())
+    lists = {"runs": [*x, *y], "part": x[:2], "out of order": [*y, *x], "shuffled": [x[2], y[0], x[0]],
+             "reference": r, "outside": [other.w, *x]}
+    for k, variables in enumerate(lists.values()):
+        m.add_component(f"c{k}", matrix_constraint(np.arange(1.0, len(variables) + 1)[None, :], variables,
+                                                   lower=1.0 + k))
+    m.obj = pyo.Objective(expr=sum(v for v in [*x, *y, other.w]) + 0.5 * x[1])
+    form = compile_model(m)
+    assert form.n_cols == 6 and [id(v) for v in form.variables] == [id(v) for v in [*x, *y, other.w]]
+    column = {id(v): j for j, v in enumerate(form.variables)}
+    for k, variables in enumerate(lists.values()):
+        expected = np.zeros(6)
+        np.add.at(expected, [column[id(v)] for v in variables], np.arange(1.0, len(variables) + 1))
+        np.testing.assert_array_equal(form.A[[k]].toarray()[0], expected)
+    np.testing.assert_array_equal(form.c, [1.0, 1.5, 1.0, 1.0, 1.0, 1.0])
+    report = S.solve(m, PC.LP, "highs")
+    assert report.status is Status.OPTIMAL
+    for k, variables in enumerate(lists.values()):
+        row = sum((i + 1) * v.value for i, v in enumerate(variables))
+        assert row >= 1.0 + k - 1e-7
+    assert report.objective == pytest.approx(pyo.value(m.obj))
+
+
 def test_a_compiled_objective_equals_pyomo_s_standard_representation() -> None:
     """The objective read from a LinearExpression's terms (the fast path) and through Pyomo's standard
     representation (every other objective) agree: the same coefficient per free column and the same

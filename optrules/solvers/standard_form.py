@@ -116,23 +116,43 @@ def _bound(value: Any, default: float) -> float:
 
 
 class _Columns:
-    """Column index of every variable: the model's own first, in declaration order, then any other
-    variable a constraint or the objective uses (Pyomo allows variables declared elsewhere)."""
+    """Column index of every variable: the model's own first, in declaration order (a ``Reference``
+    names variables it does not own and adds none), then any other variable a constraint or the
+    objective uses (Pyomo allows variables declared elsewhere).
+
+    A list of variables made of whole indexed components in their order (``[*m.x.values(),
+    *m.u.values()]``, how the formulations hand variables to their blocks and objectives) is
+    recognised run by run from each component's first variable and an identity check in C; any
+    other list is looked up variable by variable in a dictionary made the first time one is needed.
+    """
 
     def __init__(self, model: Any) -> None:
         import pyomo.environ as pyo
 
-        self.variables = [var for component in model.component_objects(pyo.Var, descend_into=True)
-                          for var in _members(component)]
-        self.index = dict(zip(map(id, self.variables), range(len(self.variables))))
+        self.variables: list[Any] = []
+        self._runs: dict[int, tuple[int, int]] = {}  # id of a component's first variable: (first column, size)
+        for component in model.component_objects(pyo.Var, descend_into=True):
+            if component.is_reference():
+                continue
+            members = list(_members(component))
+            if members:
+                self._runs[id(members[0])] = (len(self.variables), len(members))
+                self.variables.extend(members)
+        self._index: dict[int, int] | None = None
 
     def of(self, variables: Any) -> np.ndarray:
         variables = list(variables)
+        runs = self._as_runs(variables)
+        if runs is not None:
+            return np.concatenate(runs) if len(runs) != 1 else runs[0]
+        if self._index is None:
+            self._index = dict(zip(map(id, self.variables), range(len(self.variables))))
+        index = self._index
         try:  # every variable known (the usual case): one pass in C
-            return np.fromiter(map(self.index.__getitem__, map(id, variables)), dtype=np.int64, count=len(variables))
+            return np.fromiter(map(index.__getitem__, map(id, variables)), dtype=np.int64, count=len(variables))
         except KeyError:
             pass
-        index, out = self.index, []
+        out = []
         for var in variables:
             j = index.get(id(var))
             if j is None:
@@ -140,6 +160,22 @@ class _Columns:
                 self.variables.append(var)
             out.append(j)
         return np.array(out, dtype=np.int64)
+
+    def _as_runs(self, variables: list[Any]) -> list[np.ndarray] | None:
+        """The columns of ``variables`` as ranges, one per whole component (a last one may end
+        early), or None when the list is not made that way."""
+        runs, at = [], 0
+        while at < len(variables):
+            run = self._runs.get(id(variables[at]))
+            if run is None:
+                return None
+            first, size = run
+            size = min(size, len(variables) - at)
+            if not all(map(operator.is_, variables[at:at + size], self.variables[first:first + size])):
+                return None
+            runs.append(np.arange(first, first + size, dtype=np.int64))
+            at += size
+        return runs or [np.zeros(0, dtype=np.int64)]
 
 
 def _numbers(values: Any, missing: float) -> np.ndarray:
