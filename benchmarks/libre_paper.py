@@ -531,7 +531,7 @@ def summarize(dataset: Dataset, label: str, rows: pd.DataFrame, note: str, peeke
 
 def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path | None) -> str:
     """The command that reproduces this run (flags left at their defaults are not written; the data
-    directory is, when a dataset came from it)."""
+    directory is, when a dataset came from it; the report and runs paths, when given)."""
     words = ["python", "benchmarks/libre_paper.py"] + (["--quick"] if args.quick else [])
     words += (["--datasets", *args.datasets] if args.datasets else []) + ["--jobs", str(args.jobs)]
     if any(d.from_data_dir for d in datasets):
@@ -552,6 +552,7 @@ def command_of(args: argparse.Namespace, datasets: list[Dataset], data_dir: Path
         flags += [("--large-train", [str(args.large_train)], args.large_train is not None),
                   ("--large-estimators", list(map(str, args.large_estimators)),
                    args.large_estimators != list(LARGE_ESTIMATORS))]
+    flags += [("--runs", [str(args.runs)], bool(args.runs)), ("--out", [str(args.out)], args.out is not None)]
     for flag, values, given in flags:
         if given:
             words += [flag, *values]

@@ -242,12 +242,14 @@ def test_the_printed_command_reproduces_the_configuration(bench, tmp_path):
     datasets = [bench.find_dataset("my data", tmp_path), bench.find_dataset("adult", None)]
     for argv in ([], ["--conflicts", "strict", "--inner-folds", "4"], ["--max-features", "3", "--max-intervals", "none"],
                  ["--large-train", "4000", "--large-estimators", "5", "--libre3", "tuned", "--top-k", "200",
-                  "--tolerance", "0.01", "--inner-repeats", "2", "--seeds", "3", "--pooling", "pooled"]):
+                  "--tolerance", "0.01", "--inner-repeats", "2", "--seeds", "3", "--pooling", "pooled"],
+                 ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "report.md")]):
         args = bench.parse_args(["--datasets", "my data", "adult", "--data-dir", str(tmp_path), *argv])
         words = shlex.split(bench.command_of(args, datasets, tmp_path))
         assert words[:2] == ["python", "benchmarks/libre_paper.py"]
         again = bench.parse_args(words[2:])
         assert again.datasets == ["my data", "adult"] and again.data_dir == tmp_path
+        assert (again.runs, again.out) == (args.runs, args.out)
         for dataset in datasets:
             assert bench.experiment(again, dataset, 0) == bench.experiment(args, dataset, 0)
     pooled = bench.parse_args(["--pooling", "pooled"])
