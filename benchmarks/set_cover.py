@@ -38,10 +38,12 @@ medians of ``--repeats`` for the real-data rows, one run for the random ones (th
 from __future__ import annotations
 
 import argparse
+import gc
 import shlex
 import statistics
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -146,9 +148,9 @@ def layer_build(instance: CoverInstance, modeller: str) -> tuple[float, float]:
     import highspy
 
     began = time.perf_counter()
-    m = model.build(instance, modeller=modeller)
+    made = model.build(instance, modeller=modeller).model  # a cvxpy Problem is made when first asked for
     built = time.perf_counter() - began
-    arrays = model_arrays(compile_model(m.model)) if modeller == "pyomo" else affine_form(m.model).arrays
+    arrays = model_arrays(compile_model(made)) if modeller == "pyomo" else affine_form(made).arrays
     with silenced():
         load_arrays(arrays, highspy)
     return built, time.perf_counter() - began - built
@@ -183,13 +185,20 @@ def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
     calls = inner_calls(small)
     times = {"direct": [], "direct lp": [], "pyomo build": [], "pyomo load": [], "cvxpy build": [], "cvxpy load": []}
     ratios = {"pyomo": [], "cvxpy": [], "pyomo lp": [], "cvxpy lp": []}
+
+    def batch(build: Callable[[], Any]) -> list[Any]:
+        """``calls`` builds back to back, after a full garbage collection: the cyclic garbage of one
+        path's models (Pyomo's) is collected within that path's own batch, not in the next one's."""
+        gc.collect()
+        return [build() for _ in range(calls)]
+
     for _ in range(repeats):
-        direct = sum(direct_highs(small)[0] for _ in range(calls)) / calls
-        direct_lp = sum(direct_highs(small, via_lp=True)[0] for _ in range(calls)) / calls
+        direct = sum(seconds for seconds, _ in batch(lambda: direct_highs(small))) / calls
+        direct_lp = sum(seconds for seconds, _ in batch(lambda: direct_highs(small, via_lp=True))) / calls
         times["direct"].append(direct)
         times["direct lp"].append(direct_lp)
         for modeller in ("pyomo", "cvxpy"):
-            pairs = [layer_build(small, modeller) for _ in range(calls)]
+            pairs = batch(lambda: layer_build(small, modeller))
             built, loaded = (sum(part) / calls for part in zip(*pairs))
             times[f"{modeller} build"].append(built)
             times[f"{modeller} load"].append(loaded)
@@ -300,7 +309,8 @@ def main() -> None:
         "buffers (the loader of optrules does the same); 'direct (HighsLp)', the reference of the tables before "
         "2026-12-05, fills a HighsLp field by field, passes it and sets the integrality. 'load' is the "
         "translation into HiGHS (for Pyomo the model compiled to arrays, for cvxpy its affine expressions "
-        "read into arrays; either way passed in one passModel call). The first row, "
+        "read into arrays; either way passed in one passModel call, in this process). Each path's calls of a "
+        "round start after a full garbage collection. The first row, "
         "a 2 x 3 model, is each path's fixed cost per model: on a millisecond instance such as german "
         "(500) that cost, not the size of the formulation, sets the ratio.\n\n"
         f"{build_table}\n\n"

@@ -33,7 +33,7 @@ def scripts():
     yield load_script
     sys.path[:] = path
     for name in set(sys.modules) - modules:
-        if name in ("paper_data", "machine", "acceptance", "libre_selection") or name.endswith("_paper"):
+        if name in ("paper_data", "machine", "acceptance", "libre_selection", "set_cover") or name.endswith("_paper"):
             del sys.modules[name]
 
 
@@ -577,3 +577,20 @@ def test_highs_limit_checks_counts_highs_checks_and_solves_through_the_package(s
     assert named["status"] in ("optimal", "feasible", "no_solution")
     if named["status"] == "optimal":
         assert float(named["gap %"]) <= 0.01 + 1e-9
+
+
+def test_set_cover_build_hands_highs_the_direct_model_through_both_layers(scripts):
+    """Part 1 of benchmarks/set_cover.py on its 2 x 3 instance: both layers load into HiGHS (in this
+    process) a model of the direct build's rows, columns and nonzeros, and each ratio is its build
+    and load over the direct build (one round: the ratio of that round's figures)."""
+    bench = scripts("set_cover")
+    row = bench.measure_build("fixed cost", bench.smallest_instance(), repeats=1)
+    assert row["rows x cols (nnz)"] == "2 x 3 (4)"
+    for layer in ("pyomo", "cvxpy"):
+        built, loaded = row[f"{layer} build s"], row[f"{layer} load s"]
+        assert built > 0 and loaded > 0
+        assert row[f"{layer} / direct"] == pytest.approx((built + loaded) / row["direct s"])
+        assert row[f"{layer} / direct (HighsLp)"] == pytest.approx((built + loaded) / row["direct (HighsLp) s"])
+    instance = bench.smallest_instance().reduce().instance
+    for layer in ("pyomo", "cvxpy"):
+        assert bench.layer_shape(instance, layer) == bench.direct_highs(instance)[1]
