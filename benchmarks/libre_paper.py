@@ -124,6 +124,7 @@ import pandas as pd
 import optrules
 from optrules.experiments import load_config, run
 from optrules.experiments.run import _positive
+from optrules.experiments.resume import LOG_NAME
 from optrules.experiments.tune import InnerTask, inner_scores, stack_scores
 from optrules.estimators import LibreClassifier
 
@@ -677,9 +678,12 @@ def fit_dataset(args: argparse.Namespace, dataset: Dataset, configs: list[dict[s
     config = configs[0]
     grid = config["methods"][0]["tune"]["grid"]
     log(f"{dataset.name}: {int(np.prod([len(v) for v in grid.values()]))} configurations, seeds {args.seeds}")
+    fits = [runs / f"{dataset.name}.fits" / f"seed-{seed}" for seed in args.seeds]
+    logged = [fit / LOG_NAME for fit in fits]  # one complete line per finished fit
+    resumed = 0 if args.rerun else sum(path.read_text().count("\n") for path in logged if path.exists())
     began = time.perf_counter()
-    results = pd.concat([run(c, out=runs / f"{dataset.name}.fits" / f"seed-{seed}", resume=not args.rerun,
-                             verbose=True).assign(seed=seed) for seed, c in zip(args.seeds, configs)],
+    results = pd.concat([run(c, out=fit, resume=not args.rerun,
+                             verbose=True).assign(seed=seed) for seed, c, fit in zip(args.seeds, configs, fits)],
                         ignore_index=True)
     seconds = time.perf_counter() - began
     note = ""
@@ -705,12 +709,17 @@ def fit_dataset(args: argparse.Namespace, dataset: Dataset, configs: list[dict[s
     if numeric:
         paper += f" (read with the paper's types: {', '.join(numeric)} numeric)"
     detail = (f"* {dataset.name}: {dataset.n_rows} rows, positive class {positive!r}, paper row {paper}; "
-              f"{seconds:.0f} s; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
+              f"{seconds:.0f} s{timed_part(resumed, len(results))}; alpha .5/.7/.9 same rules (fold 0): {alpha_same}\n"
               f"  * grid: {grid_text(grid, args.top_k, args.seeds)}; "
               f"{setting(args, dataset, 'inner_folds')} inner folds; libre's near-ties: within "
               f"{margin_text(setting(args, dataset, 'tolerance'))} of the best\n"
               + "\n".join(f"  * {line}" for line in lines))
     return {"rows": rows, "detail": detail, "seconds": seconds}
+
+
+def timed_part(resumed: int, fits: int) -> str:
+    """What a dataset's seconds leave out: the fits a resumed run read back from its fits log."""
+    return f" (the {resumed} of {fits} fits read back from an earlier, stopped run not counted)" if resumed else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -747,7 +756,8 @@ def main(argv: list[str] | None = None) -> int:
                 "its standard error by jackknife over the splits)")
     write_report(
         out, "LIBRE against the paper (Appendix E, Tables 7-9)", command_of(args, datasets, data_dir),
-        f"Total run time: {total:.0f} s (the datasets' own times, also of those read from {runs}; "
+        f"Total run time: {total:.0f} s (the datasets' own times, also of those read from {runs}, but for "
+        "fits a stopped run had already logged: see each dataset's line below; "
         f"{args.jobs} worker(s): "
         + ", ".join(["the nested runs by the experiment runner"]
                     + (["the alpha check"] if args.conflicts == "strict" else [])

@@ -20,8 +20,8 @@ the same reduced instance is put into HiGHS three ways, one after the other:
 
 Build and load seconds are medians of the rounds; the ratio to either direct build is the median
 of the per-round ratios. A round of a small instance makes each build several times back to back (enough
-for 50 ms of direct builds) and takes the mean per call. The matrices the two layers hand HiGHS are checked, before the timed rounds, to
-have the direct model's numbers of rows, columns and nonzeros.
+for 50 ms of direct builds) and takes the mean per call. The models the two layers hand HiGHS are checked, before the timed
+rounds, to be the direct model: costs, bounds, integrality and matrix, entry by entry.
 
 Part 2, solve: ``solve_set_cover`` with ``time_limit`` (the budget of reduction, greedy start,
 build, cut rounds, load and solve) and the default modeller ("auto": cvxpy for HiGHS; ``--modeller
@@ -98,7 +98,8 @@ def direct_highs(instance: CoverInstance, via_lp: bool = False):
 
     The arrays go to HiGHS in one ``passModel`` call that takes numpy buffers, the fastest way in;
     ``via_lp=True`` fills a ``HighsLp`` field by field and passes that, then sets the integrality
-    (the reference of the earlier tables, which converts every entry on its own)."""
+    (the reference of the earlier tables, which converts every entry on its own). Returns the
+    seconds and the loaded ``highspy.Highs``."""
     import highspy
 
     began = time.perf_counter()
@@ -137,14 +138,21 @@ def direct_highs(instance: CoverInstance, via_lp: bool = False):
             highs.passModel(n_cols, matrix.shape[0], matrix.nnz, int(highspy.MatrixFormat.kColwise),
                             int(highspy.ObjSense.kMinimize), float(instance.constant), cost, col_lower, col_upper,
                             row_lower, row_upper, matrix.indptr, matrix.indices, matrix.data, integrality)
-    return time.perf_counter() - began, (highs.getNumRow(), highs.getNumCol(), highs.getNumNz())
+    return time.perf_counter() - began, highs
 
 
 def layer_build(instance: CoverInstance, modeller: str) -> tuple[float, float]:
-    """Build seconds and load seconds of the model through ``modeller``: loading is what
-    ``optrules.solvers.solve`` does before HiGHS runs (the Pyomo model compiled to arrays, or the
-    cvxpy problem's affine expressions read into them, then one ``passModel``), done here in this
-    process (``solve`` hands a MIP under a time limit to a child process, which loads it there)."""
+    """Build seconds and load seconds of the model through ``modeller`` (:func:`layer_load`)."""
+    built, loaded, _ = layer_load(instance, modeller)
+    return built, loaded
+
+
+def layer_load(instance: CoverInstance, modeller: str) -> tuple[float, float, Any]:
+    """Build seconds, load seconds and the loaded ``highspy.Highs`` of the model through ``modeller``:
+    loading is what ``optrules.solvers.solve`` does before HiGHS runs (the Pyomo model compiled to
+    arrays, or the cvxpy problem's affine expressions read into them, then one ``passModel``), done
+    here in this process (``solve`` hands a MIP under a time limit to a child process, which loads it
+    there; the starting point and options it also sets are not timed here)."""
     import highspy
 
     began = time.perf_counter()
@@ -152,21 +160,39 @@ def layer_build(instance: CoverInstance, modeller: str) -> tuple[float, float]:
     built = time.perf_counter() - began
     arrays = model_arrays(compile_model(made)) if modeller == "pyomo" else affine_form(made).arrays
     with silenced():
-        load_arrays(arrays, highspy)
-    return built, time.perf_counter() - began - built
+        highs = load_arrays(arrays, highspy)
+    return built, time.perf_counter() - began - built, highs
 
 
-def layer_shape(instance: CoverInstance, modeller: str) -> tuple[int, int, int]:
-    """(rows, columns, nonzeros) of the matrix the layer hands HiGHS (checked once, not timed)."""
-    m = model.build(instance, modeller=modeller)
-    if modeller == "pyomo":
-        A = compile_model(m.model).A
+def loaded_model(highs: Any) -> dict[str, Any]:
+    """The model HiGHS holds, as arrays: costs and offset, bounds, integrality and the constraint
+    matrix (column-wise, canonical: entries sorted, duplicates summed, zeros dropped)."""
+    lp = highs.getLp()
+    matrix = lp.a_matrix_
+    parts = (np.asarray(matrix.value_), np.asarray(matrix.index_), np.asarray(matrix.start_))
+    if matrix.format_ == type(matrix.format_).kColwise:
+        A = sp.csc_matrix(parts, shape=(lp.num_row_, lp.num_col_))
     else:
-        arrays = affine_form(m.model).arrays  # the arrays HiGHS is given, row-wise
-        A = sp.csr_matrix((arrays["a_value"], arrays["a_index"], arrays["a_start"]), shape=tuple(arrays["shape"][::-1]))
-    A = sp.csr_matrix(A)
+        A = sp.csr_matrix(parts, shape=(lp.num_row_, lp.num_col_)).tocsc()
+    A.sum_duplicates()
     A.eliminate_zeros()
-    return A.shape[0], A.shape[1], A.nnz
+    integer = np.array([int(kind) for kind in lp.integrality_], dtype=int)
+    return {"cost": np.asarray(lp.col_cost_), "offset": np.array([lp.offset_]),
+            "col_lower": np.asarray(lp.col_lower_), "col_upper": np.asarray(lp.col_upper_),
+            "row_lower": np.asarray(lp.row_lower_), "row_upper": np.asarray(lp.row_upper_),
+            "integer": integer if integer.size else np.zeros(lp.num_col_, dtype=int),
+            "A": (A.indptr, A.indices, A.data)}
+
+
+def check_same_model(direct: Any, layer: Any, label: str) -> tuple[int, int, int]:
+    """Assert that two loaded HiGHS models are the same model, row for row and column for column;
+    their (rows, columns, nonzeros)."""
+    expected, got = loaded_model(direct), loaded_model(layer)
+    for key, want in expected.items():
+        pairs = zip(want, got[key]) if key == "A" else [(want, got[key])]
+        for a, b in pairs:
+            assert a.shape == b.shape and np.allclose(a, b), (label, key)
+    return direct.getNumRow(), direct.getNumCol(), direct.getNumNz()
 
 
 def inner_calls(instance: CoverInstance) -> int:
@@ -178,17 +204,18 @@ def inner_calls(instance: CoverInstance) -> int:
 
 def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
     small = instance.reduce().instance
-    _, shape = direct_highs(small)
-    assert direct_highs(small, via_lp=True)[1] == shape
+    reference = direct_highs(small)[1]
+    shape = check_same_model(reference, direct_highs(small, via_lp=True)[1], label)
     for modeller in ("pyomo", "cvxpy"):
-        assert layer_shape(small, modeller) == shape, (modeller, layer_shape(small, modeller), shape)
+        check_same_model(reference, layer_load(small, modeller)[2], f"{label}, {modeller}")
     calls = inner_calls(small)
     times = {"direct": [], "direct lp": [], "pyomo build": [], "pyomo load": [], "cvxpy build": [], "cvxpy load": []}
     ratios = {"pyomo": [], "cvxpy": [], "pyomo lp": [], "cvxpy lp": []}
 
     def batch(build: Callable[[], Any]) -> list[Any]:
-        """``calls`` builds back to back, after a full garbage collection: the cyclic garbage of one
-        path's models (Pyomo's) is collected within that path's own batch, not in the next one's."""
+        """``calls`` builds back to back, after a full garbage collection: cyclic garbage left by one
+        path's models (Pyomo's) is not collected inside the next path's timing. What a batch's own
+        models leave uncollected at its end is timed for no path."""
         gc.collect()
         return [build() for _ in range(calls)]
 

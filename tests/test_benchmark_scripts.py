@@ -159,7 +159,9 @@ def test_libre_paper_resumes_a_dataset_from_its_logged_fits(scripts, tmp_path, m
 
     monkeypatch.setattr(bench.LibreClassifier, "fit", no_fit)
     assert bench.main(argv) == 0
-    assert [line for line in out.read_text().splitlines() if line.startswith("| mixed |")] == rows
+    report = out.read_text()
+    assert [line for line in report.splitlines() if line.startswith("| mixed |")] == rows
+    assert "the 20 of 20 fits read back from an earlier, stopped run not counted" in report  # its seconds say so
 
 
 def test_prepend_paper_on_a_csv_takes_the_manifests_types_and_resumes(scripts, tmp_path, monkeypatch, capsys):
@@ -580,17 +582,24 @@ def test_highs_limit_checks_counts_highs_checks_and_solves_through_the_package(s
 
 
 def test_set_cover_build_hands_highs_the_direct_model_through_both_layers(scripts):
-    """Part 1 of benchmarks/set_cover.py on its 2 x 3 instance: both layers load into HiGHS (in this
-    process) a model of the direct build's rows, columns and nonzeros, and each ratio is its build
-    and load over the direct build (one round: the ratio of that round's figures)."""
+    """Part 1 of benchmarks/set_cover.py: what each layer loads into HiGHS is the direct build's model
+    (costs, bounds, integrality, matrix entry by entry) on a random instance, and the check tells
+    two different models apart; on the 2 x 3 instance each ratio is its build and load over the
+    direct build (one round: the ratio of that round's figures)."""
     bench = scripts("set_cover")
+    instance = bench.random_instance(60, 12, 0.3, seed=0).reduce().instance
+    direct = bench.direct_highs(instance)[1]
+    positive, negative = int((instance.pos_weight > 0).sum()), int((instance.neg_weight > 0).sum())
+    for layer in ("pyomo", "cvxpy"):
+        rows, cols, _ = bench.check_same_model(direct, bench.layer_load(instance, layer)[2], layer)
+        assert cols == instance.n_candidates + positive + negative  # x, u, v
+        assert rows == positive + int(instance.coverage[instance.neg_weight > 0].sum())  # (SC1), (SC2)
+    other = bench.random_instance(60, 12, 0.3, seed=1).reduce().instance
+    with pytest.raises(AssertionError):
+        bench.check_same_model(direct, bench.direct_highs(other)[1], "another instance")
     row = bench.measure_build("fixed cost", bench.smallest_instance(), repeats=1)
     assert row["rows x cols (nnz)"] == "2 x 3 (4)"
     for layer in ("pyomo", "cvxpy"):
         built, loaded = row[f"{layer} build s"], row[f"{layer} load s"]
-        assert built > 0 and loaded > 0
         assert row[f"{layer} / direct"] == pytest.approx((built + loaded) / row["direct s"])
         assert row[f"{layer} / direct (HighsLp)"] == pytest.approx((built + loaded) / row["direct (HighsLp) s"])
-    instance = bench.smallest_instance().reduce().instance
-    for layer in ("pyomo", "cvxpy"):
-        assert bench.layer_shape(instance, layer) == bench.direct_highs(instance)[1]

@@ -126,6 +126,8 @@ class _Columns:
     other list is looked up variable by variable in a dictionary made the first time one is needed.
     """
 
+    MAX_RUNS = 32
+
     def __init__(self, model: Any) -> None:
         import pyomo.environ as pyo
 
@@ -163,11 +165,12 @@ class _Columns:
 
     def _as_runs(self, variables: list[Any]) -> list[np.ndarray] | None:
         """The columns of ``variables`` as ranges, one per whole component (a last one may end
-        early), or None when the list is not made that way."""
+        early), or None when the list is not made that way, or made of more than
+        :attr:`MAX_RUNS` components (many scalar variables: the dictionary is faster)."""
         runs, at = [], 0
         while at < len(variables):
             run = self._runs.get(id(variables[at]))
-            if run is None:
+            if run is None or len(runs) == self.MAX_RUNS:
                 return None
             first, size = run
             size = min(size, len(variables) - at)
