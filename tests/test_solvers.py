@@ -1391,21 +1391,29 @@ def test_compiled_columns_are_one_per_variable_however_the_blocks_list_them() ->
     m.b = pyo.Block()
     m.b.y = pyo.Var(range(2), bounds=(0, 4))
     m.r = pyo.Reference(m.x)  # names m.x's variables again: no column of its own
+    scalars = []
+    for k in range(40):  # more components in one list than the runs are tried for
+        m.add_component(f"s{k}", pyo.Var(bounds=(0, 4)))
+        scalars.append(m.component(f"s{k}"))
     x, y, r = list(m.x.values()), list(m.b.y.values()), list(m.r.values())
     lists = {"runs": [*x, *y], "part": x[:2], "out of order": [*y, *x], "shuffled": [x[2], y[0], x[0]],
-             "reference": r, "outside": [other.w, *x]}
+             "reference": r, "outside": [other.w, *x], "many scalars": [*scalars, *x]}
     for k, variables in enumerate(lists.values()):
         m.add_component(f"c{k}", matrix_constraint(np.arange(1.0, len(variables) + 1)[None, :], variables,
                                                    lower=1.0 + k))
-    m.obj = pyo.Objective(expr=sum(v for v in [*x, *y, other.w]) + 0.5 * x[1])
+    m.obj = pyo.Objective(expr=sum(v for v in [*x, *y, *scalars, other.w]) + 0.5 * x[1])
     form = compile_model(m)
-    assert form.n_cols == 6 and [id(v) for v in form.variables] == [id(v) for v in [*x, *y, other.w]]
+    own = [*x, *y, *scalars]
+    assert form.n_cols == 46 and form.variables[-1] is other.w  # the model's own in Pyomo's order, then others
+    assert sorted(map(id, form.variables[:-1])) == sorted(map(id, own))
     column = {id(v): j for j, v in enumerate(form.variables)}
     for k, variables in enumerate(lists.values()):
-        expected = np.zeros(6)
+        expected = np.zeros(46)
         np.add.at(expected, [column[id(v)] for v in variables], np.arange(1.0, len(variables) + 1))
         np.testing.assert_array_equal(form.A[[k]].toarray()[0], expected)
-    np.testing.assert_array_equal(form.c, [1.0, 1.5, 1.0, 1.0, 1.0, 1.0])
+    c = np.ones(46)
+    c[column[id(x[1])]] = 1.5
+    np.testing.assert_array_equal(form.c, c)
     report = S.solve(m, PC.LP, "highs")
     assert report.status is Status.OPTIMAL
     for k, variables in enumerate(lists.values()):
