@@ -141,12 +141,6 @@ def direct_highs(instance: CoverInstance, via_lp: bool = False):
     return time.perf_counter() - began, highs
 
 
-def layer_build(instance: CoverInstance, modeller: str) -> tuple[float, float]:
-    """Build seconds and load seconds of the model through ``modeller`` (:func:`layer_load`)."""
-    built, loaded, _ = layer_load(instance, modeller)
-    return built, loaded
-
-
 def layer_load(instance: CoverInstance, modeller: str) -> tuple[float, float, Any]:
     """Build seconds, load seconds and the loaded ``highspy.Highs`` of the model through ``modeller``:
     loading is what ``optrules.solvers.solve`` does before HiGHS runs (the Pyomo model compiled to
@@ -225,8 +219,8 @@ def measure_build(label: str, instance: CoverInstance, repeats: int) -> dict:
         times["direct"].append(direct)
         times["direct lp"].append(direct_lp)
         for modeller in ("pyomo", "cvxpy"):
-            pairs = batch(lambda: layer_build(small, modeller))
-            built, loaded = (sum(part) / calls for part in zip(*pairs))
+            loads = batch(lambda: layer_load(small, modeller))
+            built, loaded = (sum(part) / calls for part in list(zip(*loads))[:2])
             times[f"{modeller} build"].append(built)
             times[f"{modeller} load"].append(loaded)
             ratios[modeller].append((built + loaded) / direct)
