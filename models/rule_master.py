@@ -35,9 +35,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from optrules.models.matrix import matrix_constraint
+from optrules.models.matrix import linear_objective, matrix_constraint
 from optrules.solvers import ProblemClass, SolveReport, solve
 from optrules.solvers.highs_lp import HighsLP
+from optrules.solvers.standard_form import members
 
 __all__ = ["MODELLERS", "RuleMaster"]
 
@@ -136,17 +137,14 @@ class RuleMaster:
     def _build_pyomo(self) -> Any:
         import pyomo.environ as pyo
         from pyomo.common.gc_manager import PauseGC
-        from pyomo.core.expr.numeric_expr import LinearExpression
 
         with PauseGC():
             m = pyo.ConcreteModel(name="rule_master")
             K, R = self.n_columns, self.pos_weight.size
             m.w = pyo.Var(range(K), domain=pyo.Binary if self.integer else pyo.NonNegativeReals)
             m.xi = pyo.Var(range(R), domain=pyo.NonNegativeReals)
-            self._w, self._xi = list(m.w.values()), list(m.xi.values())
-            m.objective = pyo.Objective(expr=LinearExpression(  # (1)
-                constant=0.0, linear_coefs=np.concatenate([self.pos_weight, self.cost]).tolist(),
-                linear_vars=[*self._xi, *self._w]))
+            self._w, self._xi = list(members(m.w)), list(members(m.xi))
+            m.objective = linear_objective(np.concatenate([self.pos_weight, self.cost]), [*self._xi, *self._w])  # (1)
             if R:
                 cover = sp.hstack([sp.identity(R, format="csr"), self.cover.tocsr()], format="csr")
                 m.cover = matrix_constraint(cover, [*self._xi, *self._w], lower=1.0)  # (2)

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from optrules.models.matrix import matrix_constraint
+from optrules.models.matrix import linear_objective, matrix_constraint
 from optrules.solvers import ProblemClass
+from optrules.solvers.standard_form import members
 
 __all__ = ["PricingModel", "build", "problem_class"]
 
@@ -64,7 +65,6 @@ def build(truth: np.ndarray, gain: np.ndarray, kappa: float, max_literals: int) 
     """(5)-(9) over the rows of ``truth`` (bool, rows x literals) with net costs ``gain`` (g_r, no zeros)."""
     import pyomo.environ as pyo
     from pyomo.common.gc_manager import PauseGC
-    from pyomo.core.expr.numeric_expr import LinearExpression
 
     truth = np.asarray(truth, dtype=bool)
     gain = np.asarray(gain, dtype=float)
@@ -73,10 +73,9 @@ def build(truth: np.ndarray, gain: np.ndarray, kappa: float, max_literals: int) 
         m = pyo.ConcreteModel(name="rule_pricing")
         m.z = pyo.Var(range(n_literals), domain=pyo.Binary)
         m.delta = pyo.Var(range(n_rows), bounds=(0, 1))
-        z, delta = list(m.z.values()), list(m.delta.values())
-        m.objective = pyo.Objective(expr=LinearExpression(  # (5)
-            constant=float(kappa), linear_coefs=[float(kappa)] * n_literals + gain.tolist(),
-            linear_vars=[*z, *delta]))
+        z, delta = list(members(m.z)), list(members(m.delta))
+        m.objective = linear_objective(np.concatenate([np.full(n_literals, float(kappa)), gain]), [*z, *delta],
+                                       float(kappa))  # (5)
         columns = [*delta, *z]
         wanted = np.flatnonzero(gain < 0)
         rows, literals = np.nonzero(~truth[wanted])

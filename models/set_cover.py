@@ -42,8 +42,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from optrules.cover import CoverInstance
-from optrules.models.matrix import matrix_constraint
+from optrules.models.matrix import linear_objective, matrix_constraint
 from optrules.solvers import ProblemClass
+from optrules.solvers.standard_form import members
 
 __all__ = ["AUTO_MODELLER", "DEFAULT_MODELLER", "MODELLERS", "SetCoverMatrices", "SetCoverModel", "SetCoverSolution", "build", "extract", "matrices",
            "problem_class", "resolve_modeller"]
@@ -100,12 +101,12 @@ class SetCoverMatrices:
         return self._rows_with_unit(self.cover_pos, self.n_x, self.n_x + self.pos_rows.size)
 
     def sc2(self) -> sp.csr_matrix:
-        """(SC2) over the columns (v, x): +1 at v_i, -1 at x_j in each pair's row."""
-        pairs, n_v = self.pair_neg.size, self.neg_rows.size
+        """(SC2) over the columns (x, v): -1 at x_j, +1 at v_i in each pair's row."""
+        pairs, n_x = self.pair_neg.size, self.n_x
         indices = np.empty(2 * pairs, dtype=np.int64)
-        indices[0::2], indices[1::2] = self.pair_neg, n_v + self.pair_col
-        return sp.csr_matrix((np.tile([1.0, -1.0], pairs), indices, 2 * np.arange(pairs + 1, dtype=np.int64)),
-                             shape=(pairs, n_v + self.n_x))
+        indices[0::2], indices[1::2] = self.pair_col, n_x + self.pair_neg
+        return sp.csr_matrix((np.tile([-1.0, 1.0], pairs), indices, 2 * np.arange(pairs + 1, dtype=np.int64)),
+                             shape=(pairs, n_x + self.neg_rows.size))
 
     def cover_rows(self) -> sp.csr_matrix:
         """(SC1) then (SC2) over the columns (x, u, v) as one CSR matrix: (SC2)'s pair rows are -1 at
@@ -244,7 +245,8 @@ class SetCoverModel(ABC):
 
 class PyomoSetCover(SetCoverModel):
     """A Pyomo model: indexed variables x, u, v; (SC1)-(SC3) and every batch of (SC5) cuts as
-    ``MatrixConstraint`` blocks (``optrules.models.matrix``); (SC0) as one linear expression."""
+    ``MatrixConstraint`` blocks, (SC0) as a linear objective kept as an array (both
+    ``optrules.models.matrix``)."""
 
     modeller = "pyomo"
 
@@ -257,21 +259,19 @@ class PyomoSetCover(SetCoverModel):
 
     def _build(self, data: SetCoverMatrices, max_rules: int | None, relax: bool) -> None:
         import pyomo.environ as pyo
-        from pyomo.core.expr.numeric_expr import LinearExpression
 
         self._pyo = pyo
         m = pyo.ConcreteModel(name="set_cover")
         m.x = pyo.Var(range(data.n_x), domain=pyo.UnitInterval if relax else pyo.Binary)
         m.u = pyo.Var(range(data.pos_rows.size), bounds=(0, 1))
         m.v = pyo.Var(range(data.neg_rows.size), bounds=(0, 1))
-        self._x, self._u, self._v = list(m.x.values()), list(m.u.values()), list(m.v.values())
-        m.SC0 = pyo.Objective(expr=LinearExpression(
-            constant=data.constant, linear_coefs=np.concatenate([data.cost_x, data.cost_u, data.cost_v]).tolist(),
-            linear_vars=[*self._x, *self._u, *self._v]), sense=pyo.minimize)
+        self._x, self._u, self._v = list(members(m.x)), list(members(m.u)), list(members(m.v))
+        m.SC0 = linear_objective(np.concatenate([data.cost_x, data.cost_u, data.cost_v]),
+                                 [*self._x, *self._u, *self._v], data.constant)
         if data.pos_rows.size:
             m.SC1 = matrix_constraint(data.sc1(), [*self._x, *self._u], lower=1.0)
         if data.pair_neg.size:
-            m.SC2 = matrix_constraint(data.sc2(), [*self._v, *self._x], lower=0.0)
+            m.SC2 = matrix_constraint(data.sc2(), [*self._x, *self._v], lower=0.0)
         if max_rules is not None and data.n_x:
             m.SC3 = matrix_constraint(np.ones((1, data.n_x)), self._x, upper=float(max_rules))
         self._cut_blocks = 0

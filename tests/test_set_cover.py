@@ -374,11 +374,18 @@ def test_weights_of_the_wrong_shape_are_refused():
 @pytest.mark.parametrize("positives", [0.0, 0.4, 1.0], ids=["no positives", "both", "no negatives"])
 @pytest.mark.parametrize("seed", range(3))
 def test_cover_rows_are_sc1_then_sc2_over_x_u_v_row_by_row(positives, seed) -> None:
-    """The one-matrix assembly of (SC1)-(SC2) for cvxpy, checked row by row against the definition."""
+    """The one-matrix assembly of (SC1)-(SC2) for cvxpy, checked row by row against the definition;
+    the Pyomo model's (SC1) and (SC2) blocks compile to the same rows, in canonical form (the compiler
+    skips sorting them)."""
+    import scipy.sparse as sp
+
+    from optrules.solvers.standard_form import compile_model
+
     rng = np.random.default_rng(seed)
     coverage = rng.random((40, 7)) < 0.3
     is_positive = rng.random(40) < positives
-    data = set_cover_model.matrices(CoverInstance.from_samples(coverage, is_positive, 0.6, np.ones(7)))
+    instance = CoverInstance.from_samples(coverage, is_positive, 0.6, np.ones(7))
+    data = set_cover_model.matrices(instance)
     rows = data.cover_rows().toarray()
     n_x, n_u, n_v = data.n_x, data.pos_rows.size, data.neg_rows.size
     assert rows.shape == (n_u + data.pair_neg.size, n_x + n_u + n_v)
@@ -393,3 +400,6 @@ def test_cover_rows_are_sc1_then_sc2_over_x_u_v_row_by_row(positives, seed) -> N
         np.testing.assert_array_equal(rows[n_u + r], expected)
         assert coverage[data.neg_rows[i], j]
     assert data.pair_neg.size == coverage[data.neg_rows].sum()
+    compiled = compile_model(set_cover_model.build(instance, modeller="pyomo").model).A
+    np.testing.assert_array_equal(compiled.toarray(), rows)
+    assert sp.csr_matrix((compiled.data, compiled.indices, compiled.indptr), shape=compiled.shape).has_canonical_format

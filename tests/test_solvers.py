@@ -1050,15 +1050,20 @@ def test_matrix_rows_are_made_only_when_asked_for_and_then_seen_by_pyomo() -> No
 
 
 def test_a_cloned_matrix_block_is_never_silently_reactivated() -> None:
-    """Pyomo cannot copy a block's rows when it clones a model (nor a plain MatrixConstraint's): the
-    copy must fail when used, not come back with every row active."""
+    """A clone of a model whose block has a deactivated row keeps it deactivated (its rows are copied
+    with their flags, over the clone's variables), and the clone and the original are independent."""
     m = matrix_lp()
+    full = solve(m, PC.LP, "highs").objective
     m.rows[1].deactivate()
     expected = solve(m, PC.LP, "highs").objective
-    clone = m.clone()  # Pyomo logs that it could not copy the rows
-    report = solve(clone, PC.LP, "highs")
-    assert report.status is Status.ERROR and report.objective is None
-    assert solve(m, PC.LP, "highs").objective == pytest.approx(expected)
+    assert expected != pytest.approx(full)
+    clone = m.clone()
+    assert [row.active for row in clone.rows.values()] == [True, False]
+    assert clone.rows[0].parent_component() is clone.rows and set(map(id, clone.rows._x)) == set(map(id, clone.x.values()))
+    assert solve(clone, PC.LP, "highs").objective == pytest.approx(expected)
+    clone.rows[1].activate()
+    assert solve(clone, PC.LP, "highs").objective == pytest.approx(full)
+    assert solve(m, PC.LP, "highs").objective == pytest.approx(expected) and not m.rows[1].active
 
 
 @pytest.mark.parametrize(("solver", "options", "message"), [
@@ -1460,6 +1465,82 @@ def test_a_compiled_objective_equals_pyomo_s_standard_representation() -> None:
         x = np.array([var.value for var in form.variables])
         assert form.objective_at(x) == pytest.approx(pyo.value(m.obj)), name
 
+
+
+def test_an_objective_kept_as_arrays_compiles_solves_and_reads_as_its_expression(contrib_scip) -> None:
+    """``linear_objective``: the compiler reads its arrays (a variable listed twice adds up, a fixed
+    one counts at its value), Pyomo's own interface and ``value`` read the expression made from them,
+    and both give the same optimum; a clone keeps it, a new expression replaces it, a maximisation
+    stays one."""
+    from pyomo.repn import generate_standard_repn
+
+    from optrules.models.matrix import linear_objective
+    from optrules.solvers.standard_form import compile_model
+
+    def model(maximize: bool = False) -> pyo.ConcreteModel:
+        m = pyo.ConcreteModel()
+        m.x = pyo.Var(range(4), bounds=(0, 1))
+        m.x[3].fix(0.5)
+        m.row = matrix_constraint(np.ones((1, 3)), [m.x[0], m.x[1], m.x[2]], lower=1.5)
+        m.obj = linear_objective([1.0, -2.0, 3.0, 4.0, 0.5], [m.x[0], m.x[1], m.x[0], m.x[3], m.x[2]], 2.0,
+                                 maximize=maximize)
+        return m
+
+    m = model()
+    form = compile_model(m)
+    assert m.obj.linear_terms is not None and not form.maximize
+    repn = generate_standard_repn(m.obj.expr, quadratic=False, compute_values=True)
+    column = {id(var): j for j, var in enumerate(form.variables)}
+    expected = np.zeros(form.n_cols)
+    for var, coef in zip(repn.linear_vars, repn.linear_coefs):
+        expected[column[id(var)]] += coef
+    np.testing.assert_allclose(form.c[:3], expected[:3])  # x[0]: 1 + 3; x[3] is fixed
+    assert form.c[column[id(m.x[0])]] == 4.0 and form.constant == 2.0
+    bulk = solve(m, PC.LP, "highs")
+    assert bulk.status is Status.OPTIMAL and bulk.objective == pytest.approx(pyo.value(m.obj))
+    assert bulk.objective == pytest.approx(2.0 + 4 * 0.0 - 2.0 * 1.0 + 0.5 * 0.5 + 4.0 * 0.5)  # x = (0, 1, 0.5)
+    own = solve(model(), PC.LP, "scip")  # through pyomo.contrib.solver, which reads the expression
+    assert own.status is Status.OPTIMAL and own.objective == pytest.approx(bulk.objective)
+    assert solve(m.clone(), PC.LP, "highs").objective == pytest.approx(bulk.objective)
+    assert solve(model(maximize=True), PC.LP, "highs").objective == pytest.approx(2.0 + 4.0 + 0.5 + 2.0)  # x = (1, 0, 1)
+    m.obj.expr = m.x[0] + m.x[2]
+    assert m.obj.linear_terms is None
+    assert solve(m, PC.LP, "highs").objective == pytest.approx(0.5)  # x[1] = 1, x[0] + x[2] = 0.5
+    with pytest.raises(ValueError, match="3 entries but 2 variables"):
+        linear_objective([1.0, 2.0, 3.0], [m.x[0], m.x[1]])
+    with pytest.raises(ValueError, match="finite"):
+        linear_objective([1.0, np.nan], [m.x[0], m.x[1]])
+
+
+def test_a_formulation_of_arrays_solves_through_pyomo_s_own_writer_and_interfaces(contrib_scip, tmp_path) -> None:
+    """The set-cover ILP (matrix blocks, an objective of arrays, a batch of pair cuts) reaches the bulk
+    loader's optimum through pyomo.contrib.solver (the path of Gurobi) and through Pyomo's LP writer
+    (the path of CBC and GLPK), the LP file here solved by HiGHS."""
+    import highspy
+
+    from optrules.cover import CoverInstance
+    from optrules.models import set_cover as set_cover_model
+
+    rng = np.random.default_rng(7)
+    instance = CoverInstance.from_samples(rng.random((60, 9)) < 0.3, rng.random(60) < 0.5, 0.7, np.ones(9)).reduce().instance
+
+    def built() -> pyo.ConcreteModel:
+        sc = set_cover_model.build(instance, modeller="pyomo")
+        sc.add_pair_cuts(np.array([[k, i] for k in sc.data.pos_rows[:3] for i in sc.data.neg_rows[:3]]))
+        return sc.model
+
+    bulk = solve(built(), PC.MILP, "highs")
+    assert bulk.status is Status.OPTIMAL
+    own = solve(built(), PC.MILP, "scip")
+    assert own.status is Status.OPTIMAL and own.objective == pytest.approx(bulk.objective)
+    path = tmp_path / "set_cover.lp"
+    built().write(str(path))
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.readModel(str(path))
+    highs.run()
+    assert highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert highs.getInfo().objective_function_value == pytest.approx(bulk.objective)
 
 
 def test_a_cvxpy_start_lands_in_the_columns_of_cvxpy_s_conic_form() -> None:
