@@ -807,6 +807,80 @@ def test_legacy_interface_time_limit(legacy_scip, maximize) -> None:
     assert_honest_limit_stop(report, maximize)
 
 
+def test_a_time_limit_reaches_glpk_in_whole_seconds_rounded_down() -> None:
+    """glpsol refuses a fractional ``--tmlim`` (a fit's remaining budget is one): GLPK gets whole
+    seconds, never more than the budget but at least one; other solvers get the number as it is."""
+    from optrules.solvers.options import native_options
+
+    glpk, cbc = SOLVERS["glpk"].backends["pyomo"].options, SOLVERS["cbc"].backends["pyomo"].options
+    assert native_options({"time_limit": 14.98, "mip_gap": 0.01}, glpk) == {"tmlim": 14, "mipgap": 0.01}
+    assert native_options({"time_limit": 0.3}, glpk) == {"tmlim": 1}
+    assert native_options({"time_limit": 14.98}, cbc) == {"sec": 14.98}
+
+
+@pytest.mark.parametrize(("log", "expected"), [
+    ("+  7031: >>>>>   4.000000000e+00 >=   0.000000000e+00 100.0% (979; 962)\n"
+     "+ 41323: mip =   4.000000000e+00 >=   1.500000000e+00  62.5% (4132; 5986)\n"
+     "TIME LIMIT EXCEEDED; SEARCH TERMINATED\nTime used:   1.0 secs\n", ("time_limit", 1.5)),
+    ("Solution found by heuristic: 29780\n+    40: mip =   2.978000000e+04 <=   2.999300000e+04   0.7% (3; 0)\n"
+     "RELATIVE MIP GAP TOLERANCE REACHED; SEARCH TERMINATED\n", ("optimal", 29993.0)),
+    ("+    12: mip =     not found yet >=              -inf        (1; 0)\nTIME LIMIT EXCEEDED; SEARCH TERMINATED\n",
+     ("time_limit", None)),
+    ("+    57: mip =   1.200000000e+01 >=     tree is empty   0.0% (0; 13)\nINTEGER OPTIMAL SOLUTION FOUND\n",
+     (None, None)),
+], ids=["time limit", "gap reached", "no incumbent", "optimal"])
+def test_glpk_s_stop_and_bound_are_read_from_its_log(log, expected) -> None:
+    """Pyomo reads a GLPK stop at a limit as 'feasible' with infinite bounds; the log says which stop
+    it was and prints the bound (GLPK itself need not be installed for this)."""
+    from optrules.solvers.pyomo_environ import glpk_log
+
+    assert glpk_log(log) == expected
+
+
+@pytest.mark.parametrize(("raw", "limits", "expected"), [
+    ("intermediateNonInteger", {"sec": 0.05}, ("time_limit", False)),
+    ("intermediateNonInteger", {"maxNodes": 1}, ("node_limit", False)),
+    ("maxEvaluations", {"maxNodes": 1}, ("node_limit", True)),
+])
+def test_cbc_s_vague_stops_are_named_and_a_relaxation_point_is_no_solution(monkeypatch, raw, limits, expected) -> None:
+    """Pyomo reads a CBC stop at a limit before any integer point as 'intermediateNonInteger' and
+    hands back the LP relaxation's point (measured: x = 0.928 on the market split); that is no
+    solution. Its node limit comes back as 'maxEvaluations'. (CBC need not be installed.)"""
+    from pyomo.opt import Solution, SolverResults, TerminationCondition
+
+    from optrules.solvers.pyomo_environ import run_pyomo_legacy
+
+    class FakeCbc:
+        options: dict = {}
+
+        def warm_start_capable(self) -> bool:
+            return False
+
+        def version(self) -> tuple:
+            return (2, 10)
+
+        def solve(self, model, **kwargs) -> SolverResults:
+            results = SolverResults()
+            results.solver.termination_condition = getattr(TerminationCondition, raw)
+            results.problem.lower_bound = 11.8
+            if raw == "intermediateNonInteger":  # the relaxation's point, which must not be taken
+                results.solution.insert(Solution())
+            return results
+
+    monkeypatch.setattr(pyo, "SolverFactory", lambda name: FakeCbc())
+    out = run_pyomo_legacy(pyomo_milp(), SOLVERS["cbc"].backends["pyomo"], limits, False, False, False)
+    if not expected[1]:
+        assert (out.termination, out.has_solution, out.objective) == (expected[0], False, None)
+    else:
+        assert out.termination == expected[0] and out.bound == 11.8
+
+
+@pytest.mark.skipif("glpk" not in available_solvers(), reason="glpsol not on PATH")
+def test_glpk_solves_a_formulation_under_a_fractional_time_limit() -> None:
+    report = solve(matrix_milp(), PC.MILP, "glpk", {"time_limit": 9.5})
+    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(knapsack_optimum())
+
+
 def test_local_solver_never_claims_a_nonconvex_optimum(monkeypatch, fresh_install_cache) -> None:
     """A backend marked local (like ipopt) reports FEASIBLE/'locally_optimal' on NLP and MINLP."""
     scip = SOLVERS["scip"]

@@ -19,7 +19,8 @@ from typing import Any, Mapping
 from optrules.solvers.registry import OptionTable, SolverError, as_class, backend_for, spec_for
 from optrules.solvers.report import ProblemClass
 
-__all__ = ["UNIFIED", "check_unified", "check_solver_options", "native_options", "with_safe_options"]
+__all__ = ["UNIFIED", "check_unified", "check_solver_options", "native_options", "native_time_limit",
+           "with_safe_options"]
 
 UNIFIED = ("time_limit", "mip_gap", "threads", "seed", "verbose")
 _SEED_MAX = 2**31 - 1  # HiGHS' random_seed and SCIP's randomseedshift are C ints
@@ -71,6 +72,15 @@ def with_safe_options(native: dict[str, Any], safe: Mapping[str, Any], applies: 
     return {**native, **added}, note
 
 
+_WHOLE_SECONDS = frozenset({"tmlim"})  #: native time limits in whole seconds (GLPK's)
+
+
+def native_time_limit(name: str, seconds: float) -> float:
+    """``seconds`` as the native time-limit option ``name`` takes them: GLPK's ``tmlim`` in whole
+    seconds (``glpsol`` refuses "14.98"), rounded down to at least 1; any other as they are."""
+    return max(1, int(seconds)) if name in _WHOLE_SECONDS else seconds
+
+
 def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any]:
     """Translate unified options through ``table``; other keys pass through unchanged."""
     native: dict[str, Any] = {}
@@ -80,7 +90,7 @@ def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any
         if key not in UNIFIED:
             native[key] = value
         elif key in table:  # absent, e.g. mip_gap for a continuous solver: nothing to set
-            native[table[key]] = value
+            native[table[key]] = native_time_limit(table[key], value) if key == "time_limit" else value
     return native
 
 

@@ -4,10 +4,17 @@
 These translate the model expression by expression, inside the solver call, so here the time limit
 counts from the call and the load is part of ``solve_seconds``. HiGHS and SCIP take the bulk loader
 (``optrules.solvers.highs``, ``optrules.solvers.scip``) instead.
+
+Pyomo reads neither why GLPK stopped nor its bound (a time-limit stop comes back as "feasible", with
+bounds of +-inf); both are read from glpsol's log: its last branch-and-bound line,
+``+ nodes: mip = incumbent >= bound gap% (...)`` (``<=`` when maximising), and the line naming the stop.
 """
 
 from __future__ import annotations
 
+import re
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from optrules.solvers.highs import NO_DUAL_BOUND_NOTE, highs_word
@@ -15,7 +22,7 @@ from optrules.solvers.registry import Backend, SolverError, version_string
 from optrules.solvers.report import Outcome, finite
 from optrules.solvers.scip import scip_word
 
-__all__ = ["objective_value", "run_pyomo", "run_pyomo_legacy"]
+__all__ = ["glpk_log", "objective_value", "run_pyomo", "run_pyomo_legacy"]
 
 #: pyomo.contrib.solver TerminationCondition names, for backends without a raw status reader
 _CONTRIB_WORDS = {
@@ -35,6 +42,10 @@ _LEGACY_WORDS = {
     "userInterrupt": "interrupted", "feasible": "feasible",
 }
 _NO_POINT = ("infeasible", "unbounded", "infeasible_or_unbounded")
+#: Pyomo's words for CBC stops it names vaguely: ``maxEvaluations`` is CBC's node limit;
+#: ``intermediateNonInteger`` is a limit hit before any integer point (its time limit when one was
+#: set, else its node limit), and the point Pyomo hands back then is the LP relaxation's, no solution.
+_CBC_NODE_STOP, _CBC_NO_INTEGER_POINT = "maxEvaluations", "intermediateNonInteger"
 
 
 def _word(table: dict[str, str], raw: str, solver: str) -> str:
@@ -99,6 +110,29 @@ def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: boo
     return Outcome(termination, has_solution, objective, bound, version_string(backend, opt.version()), note)
 
 
+#: glpsol's words for a stop that Pyomo reads as "feasible": the limit, or the relative gap reached
+#: (an optimum within the requested gap, which the report states with the bound read beside it)
+_GLPK_STOPS = {"TIME LIMIT EXCEEDED": "time_limit", "RELATIVE MIP GAP TOLERANCE REACHED": "optimal"}
+_GLPK_PROGRESS = re.compile(r"^\+\s*\d+:\s*(?:mip =|>>>>>)\s*(?:\S+|not found yet)\s+[<>]=\s+(\S+)")
+
+
+def glpk_log(text: str) -> tuple[str | None, float | None]:
+    """The stop (an optrules termination word, or None when the log names no stop Pyomo misreads) and
+    the best bound (None when not printed: no branching, or "tree is empty" once solved) of a glpsol log."""
+    stop, bound = None, None
+    for line in text.splitlines():
+        match = _GLPK_PROGRESS.match(line)
+        if match:
+            try:
+                bound = float(match.group(1))
+            except ValueError:  # "tree is empty": solved, no bound printed
+                bound = None
+        for words, word in _GLPK_STOPS.items():
+            if line.startswith(words):
+                stop = word
+    return stop, finite(bound)
+
+
 def run_pyomo_legacy(model: Any, backend: Backend, native: dict[str, Any], verbose: bool, warm_start: bool,
                      maximize: bool) -> Outcome:
     """Solve through the classic Pyomo SolverFactory (CBC, GLPK executables; cyipopt)."""
@@ -109,12 +143,26 @@ def run_pyomo_legacy(model: Any, backend: Backend, native: dict[str, Any], verbo
     kwargs: dict[str, Any] = {"tee": verbose, "load_solutions": False}
     if warm_start and opt.warm_start_capable():
         kwargs["warmstart"] = True
-    results = opt.solve(model, **kwargs)
-    termination = _word(_LEGACY_WORDS, str(results.solver.termination_condition), backend.engine)
-    has_solution = len(results.solution) > 0 and termination not in _NO_POINT
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "solver.log"
+        if backend.engine == "glpk":
+            kwargs["logfile"] = str(log)
+        results = opt.solve(model, **kwargs)
+        glpk_stop, glpk_bound = glpk_log(log.read_text()) if log.exists() else (None, None)
+    raw = str(results.solver.termination_condition)
+    termination = _word(_LEGACY_WORDS, raw, backend.engine)
+    if glpk_stop is not None and termination == "feasible":
+        termination = glpk_stop
+    no_point = termination in _NO_POINT
+    if backend.engine == "cbc" and raw == _CBC_NODE_STOP:
+        termination = "node_limit"
+    elif backend.engine == "cbc" and raw == _CBC_NO_INTEGER_POINT:
+        termination, no_point = ("time_limit" if backend.options.get("time_limit") in native else "node_limit"), True
+    has_solution = len(results.solution) > 0 and not no_point
     objective = None
     if has_solution:
         model.solutions.load_from(results)
         objective = objective_value(model)
-    bound = results.problem.upper_bound if maximize else results.problem.lower_bound
-    return Outcome(termination, has_solution, finite(objective), finite(bound), version_string(backend, opt.version()))
+    bound = finite(results.problem.upper_bound if maximize else results.problem.lower_bound)
+    return Outcome(termination, has_solution, finite(objective), bound if bound is not None else glpk_bound,
+                   version_string(backend, opt.version()))

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from optrules.solvers.cvxpy_backend import run_cvxpy
 from optrules.solvers.highs import run_highs
-from optrules.solvers.options import check_unified, native_options
+from optrules.solvers.options import check_unified, native_options, native_time_limit
 from optrules.solvers.pyomo_environ import run_pyomo, run_pyomo_legacy
 from optrules.solvers.registry import Backend, SolverError, as_class, backend_for, version_string
 from optrules.solvers.report import GAP_EPS, Outcome, ProblemClass, SolveReport, Status, relative_gap
@@ -205,7 +205,8 @@ def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], v
             return out
         if deadline is not None and backend.options.get("time_limit"):
             native = dict(native)
-            native[backend.options["time_limit"]] = max(deadline - time.perf_counter(), 1e-3)
+            name = backend.options["time_limit"]
+            native[name] = native_time_limit(name, max(deadline - time.perf_counter(), 1e-3))
         if backend.legacy:
             return run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize)
         return run_pyomo(model, backend, native, verbose, warm_start)
