@@ -37,6 +37,7 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
     entry per row, or None (no bound). Add the result to a model like any component
     (``m.SC1 = matrix_constraint(...)``).
     """
+    x = _variables(x)
     if not (sp.issparse(A) and A.format == "csr" and A.dtype == np.float64):
         A = sp.csr_matrix(A, dtype=float)
     A.sum_duplicates()  # in place; a no-op on a matrix already in canonical form
@@ -53,7 +54,17 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
         return out
 
     return _rows_on_demand()(A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64),
-                             bounds(lower, -np.inf), bounds(upper, np.inf), list(x))
+                             bounds(lower, -np.inf), bounds(upper, np.inf), x)
+
+
+def _variables(x: Sequence[Any]) -> list[Any]:
+    """``x`` as a list, checked to hold Pyomo variables (an indexed ``Var`` itself would list its
+    indices), one object of each kind asked."""
+    x = list(x)
+    kinds = dict(zip(map(type, x), x))
+    if not all(callable(getattr(v, "is_variable_type", None)) and v.is_variable_type() for v in kinds.values()):
+        raise TypeError("x must list Pyomo variables (for an indexed Var, list(m.x.values()))")
+    return x
 
 
 @functools.cache
@@ -65,8 +76,6 @@ def _rows_on_demand() -> type:
     from pyomo.common.gc_manager import PauseGC
     from pyomo.core.base.matrix_constraint import MatrixConstraint, _MatrixConstraintData
     from pyomo.core.expr.relational_expr import inequality
-
-    not_made = object()
 
     class MatrixRow(_MatrixConstraintData):
         """A row of the block as Pyomo's writers and solver interfaces read a constraint: its
@@ -99,12 +108,12 @@ def _rows_on_demand() -> type:
         def construct(self, data: Any = None) -> None:
             if not self._constructed:
                 self._constructed = True
-                self.__dict__["_rows"] = not_made  # made by the first read of _data
+                self.__dict__.pop("_rows", None)  # none made: the first read of _data makes them
 
         @property
         def _data(self) -> Any:
             rows = self.__dict__.get("_rows")
-            if rows is not_made:  # (not None: Pyomo's clone sets an uncopyable field to None, and fails on it)
+            if rows is None and self._constructed:  # (a state without rows pickles and copies as one)
                 reference = weakref.ref(self)
                 with PauseGC():
                     rows = tuple(MatrixRow(i, reference) for i in range(len(self._lower)))
@@ -117,7 +126,7 @@ def _rows_on_demand() -> type:
 
         @property
         def rows_made(self) -> bool:
-            return self.__dict__.get("_rows") is not not_made
+            return "_rows" in self.__dict__
 
         # Pyomo's component walkers (``component_data_objects``, which pyomo.contrib.solver uses)
         # call keys / values / items with ``sort``; MatrixConstraint takes them from ``Mapping``,
@@ -131,7 +140,21 @@ def _rows_on_demand() -> type:
         def items(self, sort: Any = None, ordered: Any = None) -> Any:
             return zip(self.keys(), self._data)
 
+    MatrixRow.__qualname__ = "MatrixRow"  # found by name in this module when a pickled model is read
+    MatrixConstraintRowsOnDemand.__qualname__ = "MatrixConstraintRowsOnDemand"
+    MatrixConstraintRowsOnDemand.row_type = MatrixRow
     return MatrixConstraintRowsOnDemand
+
+
+def __getattr__(name: str) -> type:
+    """The Pyomo classes of this module, made on first use, by name (how pickle finds them)."""
+    if name == "MatrixConstraintRowsOnDemand":
+        return _rows_on_demand()
+    if name == "MatrixRow":
+        return _rows_on_demand().row_type
+    if name == "LinearObjectiveOnDemand":
+        return _objective_on_demand()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def linear_objective(c: Any, x: Sequence[Any], constant: float = 0.0, maximize: bool = False) -> Any:
@@ -139,12 +162,14 @@ def linear_objective(c: Any, x: Sequence[Any], constant: float = 0.0, maximize: 
     ``c``), as a Pyomo objective: add it to a model like any component (``m.SC0 = linear_objective(...)``).
     Its expression is made when first read; :attr:`linear_terms` gives the arrays until the
     expression is replaced."""
-    c = np.asarray(c, dtype=float).reshape(-1)
+    x = _variables(x)
+    c = np.array(c, dtype=float).reshape(-1)  # a copy, read-only: the arrays and the expression stay one objective
+    c.flags.writeable = False
     if len(x) != c.size:
         raise ValueError(f"c has {c.size} entries but {len(x)} variables were given")
     if not np.isfinite(c).all() or not np.isfinite(constant):
         raise ValueError("objective coefficients and constant must be finite")
-    return _objective_on_demand()(c, list(x), float(constant), maximize)
+    return _objective_on_demand()(c, x, float(constant), maximize)
 
 
 @functools.cache
@@ -189,4 +214,5 @@ def _objective_on_demand() -> type:
             """(constant, variables, coefficients) of the objective, or None once its expression was replaced."""
             return self.__dict__.get("_terms")
 
+    LinearObjectiveOnDemand.__qualname__ = "LinearObjectiveOnDemand"
     return LinearObjectiveOnDemand

@@ -807,15 +807,53 @@ def test_legacy_interface_time_limit(legacy_scip, maximize) -> None:
     assert_honest_limit_stop(report, maximize)
 
 
-def test_a_time_limit_reaches_glpk_in_whole_seconds_rounded_down() -> None:
-    """glpsol refuses a fractional ``--tmlim`` (a fit's remaining budget is one): GLPK gets whole
-    seconds, never more than the budget but at least one; other solvers get the number as it is."""
-    from optrules.solvers.options import native_options
+class StandInSolver:
+    """What Pyomo's classic SolverFactory returns, for a solver that need not be installed: it records
+    the options and keyword arguments of its call, writes ``log`` where it is asked to, and returns
+    ``termination`` with a lower bound of 11.8 and, for ``intermediateNonInteger``, the LP
+    relaxation's point (which must not be taken)."""
 
-    glpk, cbc = SOLVERS["glpk"].backends["pyomo"].options, SOLVERS["cbc"].backends["pyomo"].options
-    assert native_options({"time_limit": 14.98, "mip_gap": 0.01}, glpk) == {"tmlim": 14, "mipgap": 0.01}
-    assert native_options({"time_limit": 0.3}, glpk) == {"tmlim": 1}
-    assert native_options({"time_limit": 14.98}, cbc) == {"sec": 14.98}
+    def __init__(self, termination: str = "infeasible", log: str = "") -> None:
+        self.options: dict = {}
+        self.termination, self.log = termination, log
+        self.calls: list[dict] = []
+
+    def warm_start_capable(self) -> bool:
+        return False
+
+    def version(self) -> tuple:
+        return (1, 0)
+
+    def solve(self, model, **kwargs):
+        from pyomo.opt import Solution, SolverResults, TerminationCondition
+
+        self.calls.append({"options": dict(self.options), **kwargs})
+        if "logfile" in kwargs:
+            with open(kwargs["logfile"], "w") as log:
+                log.write(self.log)
+        results = SolverResults()
+        results.solver.termination_condition = getattr(TerminationCondition, self.termination)
+        results.problem.lower_bound = 11.8
+        if self.termination == "intermediateNonInteger":
+            results.solution.insert(Solution())
+        return results
+
+
+def test_a_time_limit_reaches_glpk_in_whole_seconds_rounded_down(monkeypatch, fresh_install_cache) -> None:
+    """glpsol refuses a fractional ``--tmlim`` (a fit's remaining budget is one): GLPK gets the seconds
+    left as a whole number, never more than the budget but at least one, and the report says what
+    it was given (GLPK need not be installed: a stand-in takes the call)."""
+    from optrules.solvers.options import native_time_limit
+
+    backend = SOLVERS["glpk"].backends["pyomo"]
+    monkeypatch.setitem(solver_registry._INSTALLED, (backend.interface, backend.engine, backend.module, backend.legacy), True)
+    glpk = StandInSolver()
+    monkeypatch.setattr(pyo, "SolverFactory", lambda name: glpk)
+    report = solve(matrix_milp(), PC.MILP, "glpk", {"time_limit": 9.5, "mip_gap": 0.01})
+    given = glpk.calls[0]["options"]
+    assert type(given["tmlim"]) is int and 8 <= given["tmlim"] <= 9 and given["mipgap"] == 0.01
+    assert report.time_limit == given["tmlim"] and report.status is Status.INFEASIBLE
+    assert native_time_limit("tmlim", 0.3) == 1 and native_time_limit("sec", 14.98) == 14.98
 
 
 @pytest.mark.parametrize(("log", "expected"), [
@@ -837,42 +875,27 @@ def test_glpk_s_stop_and_bound_are_read_from_its_log(log, expected) -> None:
     assert glpk_log(log) == expected
 
 
-@pytest.mark.parametrize(("raw", "limits", "expected"), [
-    ("intermediateNonInteger", {"sec": 0.05}, ("time_limit", False)),
-    ("intermediateNonInteger", {"maxNodes": 1}, ("node_limit", False)),
-    ("maxEvaluations", {"maxNodes": 1}, ("node_limit", True)),
+@pytest.mark.parametrize(("raw", "log", "expected"), [
+    ("intermediateNonInteger", "Result - Stopped on time limit\n", "time_limit"),
+    ("intermediateNonInteger", "Result - Stopped on node limit\n", "node_limit"),
+    ("maxEvaluations", "Result - Stopped on node limit\n", "node_limit"),
+    ("other", "Result - Stopped on solution limit\n", "solution_limit"),
+    ("maxTimeLimit", "Result - Stopped on time limit\n", "time_limit"),
 ])
-def test_cbc_s_vague_stops_are_named_and_a_relaxation_point_is_no_solution(monkeypatch, raw, limits, expected) -> None:
-    """Pyomo reads a CBC stop at a limit before any integer point as 'intermediateNonInteger' and
-    hands back the LP relaxation's point (measured: x = 0.928 on the market split); that is no
-    solution. Its node limit comes back as 'maxEvaluations'. (CBC need not be installed.)"""
-    from pyomo.opt import Solution, SolverResults, TerminationCondition
-
+def test_cbc_s_limits_are_named_from_its_log_and_a_relaxation_point_is_no_solution(
+        monkeypatch, raw, log, expected) -> None:
+    """Pyomo names CBC's limits vaguely (a node limit 'maxEvaluations', a solution limit 'other') and
+    reads a stop before any integer point as 'intermediateNonInteger', handing back the LP relaxation's
+    point (measured: x = 0.928 on the market split), which is no solution. CBC's log names the limit,
+    whichever limits were set (here both a time and a node limit; CBC need not be installed)."""
     from optrules.solvers.pyomo_environ import run_pyomo_legacy
 
-    class FakeCbc:
-        options: dict = {}
-
-        def warm_start_capable(self) -> bool:
-            return False
-
-        def version(self) -> tuple:
-            return (2, 10)
-
-        def solve(self, model, **kwargs) -> SolverResults:
-            results = SolverResults()
-            results.solver.termination_condition = getattr(TerminationCondition, raw)
-            results.problem.lower_bound = 11.8
-            if raw == "intermediateNonInteger":  # the relaxation's point, which must not be taken
-                results.solution.insert(Solution())
-            return results
-
-    monkeypatch.setattr(pyo, "SolverFactory", lambda name: FakeCbc())
-    out = run_pyomo_legacy(pyomo_milp(), SOLVERS["cbc"].backends["pyomo"], limits, False, False, False)
-    if not expected[1]:
-        assert (out.termination, out.has_solution, out.objective) == (expected[0], False, None)
-    else:
-        assert out.termination == expected[0] and out.bound == 11.8
+    cbc = StandInSolver(raw, "Cbc0010I After 0 nodes\n" + log)
+    monkeypatch.setattr(pyo, "SolverFactory", lambda name: cbc)
+    out = run_pyomo_legacy(pyomo_milp(), SOLVERS["cbc"].backends["pyomo"], {"sec": 100.0, "maxNodes": 1},
+                           False, False, False)
+    assert (out.termination, out.has_solution, out.objective, out.bound) == (expected, False, None, 11.8)
+    assert "logfile" in cbc.calls[0]
 
 
 @pytest.mark.skipif("glpk" not in available_solvers(), reason="glpsol not on PATH")
@@ -1584,6 +1607,35 @@ def test_an_objective_kept_as_arrays_compiles_solves_and_reads_as_its_expression
         linear_objective([1.0, 2.0, 3.0], [m.x[0], m.x[1]])
     with pytest.raises(ValueError, match="finite"):
         linear_objective([1.0, np.nan], [m.x[0], m.x[1]])
+    with pytest.raises(TypeError, match="Pyomo variables"):  # an indexed Var lists its indices
+        linear_objective([1.0, 1.0, 1.0, 1.0], m.x)
+
+
+def test_an_objective_of_arrays_keeps_its_own_copy_and_survives_a_pickle() -> None:
+    """The caller's array changed afterwards changes neither the arrays nor the expression (HiGHS and
+    Pyomo's writers read one objective); a pickled model, read back, solves to the same optimum with
+    its arrays and its block's deactivated row."""
+    import pickle
+
+    from optrules.models.matrix import linear_objective
+
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(3), bounds=(0, 1))
+    m.rows = matrix_constraint(np.array([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0]]), list(m.x.values()), lower=[1.0, 1.0])
+    c = np.array([1.0, 2.0, 3.0])
+    m.obj = linear_objective(c, list(m.x.values()), 0.5)
+    c[0] = 50.0
+    terms = m.obj.linear_terms[2]
+    assert terms[0] == 1.0 and not terms.flags.writeable
+    for var, value in zip(m.x.values(), [1.0, 0.0, 0.0]):
+        var.set_value(value)
+    assert pyo.value(m.obj) == 1.5  # the expression, made now, has the coefficient given at the call
+    m.rows[1].deactivate()  # x[0] free again: the optimum takes x[0] = 1 at cost 1
+    expected = solve(m, PC.LP, "highs").objective
+    assert expected == pytest.approx(1.5)
+    back = pickle.loads(pickle.dumps(m))
+    assert back.obj.linear_terms is not None and not back.rows[1].active
+    assert solve(back, PC.LP, "highs").objective == pytest.approx(expected)
 
 
 def test_a_formulation_of_arrays_solves_through_pyomo_s_own_writer_and_interfaces(contrib_scip, tmp_path) -> None:

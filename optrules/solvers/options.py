@@ -77,7 +77,8 @@ _WHOLE_SECONDS = frozenset({"tmlim"})  #: native time limits in whole seconds (G
 
 def native_time_limit(name: str, seconds: float) -> float:
     """``seconds`` as the native time-limit option ``name`` takes them: GLPK's ``tmlim`` in whole
-    seconds (``glpsol`` refuses "14.98"), rounded down to at least 1; any other as they are."""
+    seconds (``glpsol`` refuses "14.98"), rounded down to at least 1; any other as they are. (Pyomo's
+    own interfaces get the time left when the call starts: ``optrules.solvers.solving``.)"""
     return max(1, int(seconds)) if name in _WHOLE_SECONDS else seconds
 
 
@@ -90,7 +91,7 @@ def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any
         if key not in UNIFIED:
             native[key] = value
         elif key in table:  # absent, e.g. mip_gap for a continuous solver: nothing to set
-            native[table[key]] = native_time_limit(table[key], value) if key == "time_limit" else value
+            native[table[key]] = value
     return native
 
 

@@ -7,7 +7,9 @@ counts from the call and the load is part of ``solve_seconds``. HiGHS and SCIP t
 
 Pyomo reads neither why GLPK stopped nor its bound (a time-limit stop comes back as "feasible", with
 bounds of +-inf); both are read from glpsol's log: its last branch-and-bound line,
-``+ nodes: mip = incumbent >= bound gap% (...)`` (``<=`` when maximising), and the line naming the stop.
+``+ nodes: mip = incumbent >= bound gap% (...)`` (``<=`` when maximising), and the line naming the
+stop. Pyomo names CBC's limits vaguely (a node limit "maxEvaluations", a solution limit "other", a
+limit before any integer point "intermediateNonInteger"); CBC's log says which limit it was.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from optrules.solvers.registry import Backend, SolverError, version_string
 from optrules.solvers.report import Outcome, finite
 from optrules.solvers.scip import scip_word
 
-__all__ = ["glpk_log", "objective_value", "run_pyomo", "run_pyomo_legacy"]
+__all__ = ["cbc_log", "glpk_log", "objective_value", "run_pyomo", "run_pyomo_legacy"]
 
 #: pyomo.contrib.solver TerminationCondition names, for backends without a raw status reader
 _CONTRIB_WORDS = {
@@ -42,10 +44,9 @@ _LEGACY_WORDS = {
     "userInterrupt": "interrupted", "feasible": "feasible",
 }
 _NO_POINT = ("infeasible", "unbounded", "infeasible_or_unbounded")
-#: Pyomo's words for CBC stops it names vaguely: ``maxEvaluations`` is CBC's node limit;
-#: ``intermediateNonInteger`` is a limit hit before any integer point (its time limit when one was
-#: set, else its node limit), and the point Pyomo hands back then is the LP relaxation's, no solution.
-_CBC_NODE_STOP, _CBC_NO_INTEGER_POINT = "maxEvaluations", "intermediateNonInteger"
+#: Pyomo's word for a stop at a limit before any integer point; the point it hands back then is the
+#: LP relaxation's, which is no solution
+_NO_INTEGER_POINT = "intermediateNonInteger"
 
 
 def _word(table: dict[str, str], raw: str, solver: str) -> str:
@@ -116,6 +117,18 @@ _GLPK_STOPS = {"TIME LIMIT EXCEEDED": "time_limit", "RELATIVE MIP GAP TOLERANCE 
 _GLPK_PROGRESS = re.compile(r"^\+\s*\d+:\s*(?:mip =|>>>>>)\s*(?:\S+|not found yet)\s+[<>]=\s+(\S+)")
 
 
+_CBC_STOP = re.compile(r"^Result - Stopped on (\w+) limit", re.MULTILINE)
+_CBC_LIMITS = {"time": "time_limit", "node": "node_limit", "nodes": "node_limit", "iteration": "iteration_limit",
+               "iterations": "iteration_limit", "solution": "solution_limit", "solutions": "solution_limit"}
+
+
+def cbc_log(text: str) -> str | None:
+    """The limit a CBC run stopped at (an optrules termination word) from its log's
+    "Result - Stopped on ... limit", or None when the log names none."""
+    match = _CBC_STOP.search(text)
+    return _CBC_LIMITS.get(match.group(1)) if match else None
+
+
 def glpk_log(text: str) -> tuple[str | None, float | None]:
     """The stop (an optrules termination word, or None when the log names no stop Pyomo misreads) and
     the best bound (None when not printed: no branching, or "tree is empty" once solved) of a glpsol log."""
@@ -145,24 +158,22 @@ def run_pyomo_legacy(model: Any, backend: Backend, native: dict[str, Any], verbo
         kwargs["warmstart"] = True
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "solver.log"
-        if backend.engine == "glpk":
+        if backend.engine in ("cbc", "glpk"):
             kwargs["logfile"] = str(log)
         results = opt.solve(model, **kwargs)
-        glpk_stop, glpk_bound = glpk_log(log.read_text()) if log.exists() else (None, None)
+        text = log.read_text() if log.exists() else ""
     raw = str(results.solver.termination_condition)
     termination = _word(_LEGACY_WORDS, raw, backend.engine)
-    if glpk_stop is not None and termination == "feasible":
-        termination = glpk_stop
-    no_point = termination in _NO_POINT
-    if backend.engine == "cbc" and raw == _CBC_NODE_STOP:
-        termination = "node_limit"
-    elif backend.engine == "cbc" and raw == _CBC_NO_INTEGER_POINT:
-        termination, no_point = ("time_limit" if backend.options.get("time_limit") in native else "node_limit"), True
-    has_solution = len(results.solution) > 0 and not no_point
+    bound = finite(results.problem.upper_bound if maximize else results.problem.lower_bound)
+    if backend.engine == "glpk":
+        stop, logged_bound = glpk_log(text)
+        termination = stop if stop is not None and termination == "feasible" else termination
+        bound = bound if bound is not None else logged_bound
+    elif backend.engine == "cbc":  # Pyomo's words for CBC's limits are vague ("maxEvaluations", "other")
+        termination = cbc_log(text) or termination
+    has_solution = len(results.solution) > 0 and termination not in _NO_POINT and raw != _NO_INTEGER_POINT
     objective = None
     if has_solution:
         model.solutions.load_from(results)
         objective = objective_value(model)
-    bound = finite(results.problem.upper_bound if maximize else results.problem.lower_bound)
-    return Outcome(termination, has_solution, finite(objective), bound if bound is not None else glpk_bound,
-                   version_string(backend, opt.version()))
+    return Outcome(termination, has_solution, finite(objective), bound, version_string(backend, opt.version()))

@@ -203,13 +203,17 @@ def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], v
             out = run(form, native, verbose, warm_start, deadline, version)
             out.load_seconds += compiled
             return out
+        limit = None
         if deadline is not None and backend.options.get("time_limit"):
             native = dict(native)
             name = backend.options["time_limit"]
-            native[name] = native_time_limit(name, max(deadline - time.perf_counter(), 1e-3))
+            limit = native[name] = native_time_limit(name, max(deadline - time.perf_counter(), 1e-3))
         if backend.legacy:
-            return run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize)
-        return run_pyomo(model, backend, native, verbose, warm_start)
+            out = run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize)
+        else:
+            out = run_pyomo(model, backend, native, verbose, warm_start)
+        out.time_limit = limit
+        return out
     except SolverError:
         raise
     except Exception as exc:  # a solver crash is a result to report, not a reason to lose a CV run
