@@ -111,12 +111,6 @@ def run_pyomo(model: Any, backend: Backend, native: dict[str, Any], verbose: boo
     return Outcome(termination, has_solution, objective, bound, version_string(backend, opt.version()), note)
 
 
-#: glpsol's words for a stop that Pyomo reads as "feasible": the limit, or the relative gap reached
-#: (an optimum within the requested gap, which the report states with the bound read beside it)
-_GLPK_STOPS = {"TIME LIMIT EXCEEDED": "time_limit", "RELATIVE MIP GAP TOLERANCE REACHED": "optimal"}
-_GLPK_PROGRESS = re.compile(r"^\+\s*\d+:\s*(?:mip =|>>>>>)\s*(?:\S+|not found yet)\s+[<>]=\s+(\S+)")
-
-
 _CBC_STOP = re.compile(r"^Result - Stopped on (\w+) limit", re.MULTILINE)
 _CBC_LIMITS = {"time": "time_limit", "node": "node_limit", "nodes": "node_limit", "iteration": "iteration_limit",
                "iterations": "iteration_limit", "solution": "solution_limit", "solutions": "solution_limit"}
@@ -127,6 +121,12 @@ def cbc_log(text: str) -> str | None:
     "Result - Stopped on ... limit", or None when the log names none."""
     match = _CBC_STOP.search(text)
     return _CBC_LIMITS.get(match.group(1)) if match else None
+
+
+#: glpsol's words for a stop that Pyomo reads as "feasible": the limit, or the relative gap reached
+#: (an optimum within the requested gap, which the report states with the bound read beside it)
+_GLPK_STOPS = {"TIME LIMIT EXCEEDED": "time_limit", "RELATIVE MIP GAP TOLERANCE REACHED": "optimal"}
+_GLPK_PROGRESS = re.compile(r"^\+\s*\d+:\s*(?:mip =|>>>>>)\s*(?:\S+|not found yet)\s+[<>]=\s+(\S+)")
 
 
 def glpk_log(text: str) -> tuple[str | None, float | None]:
