@@ -900,8 +900,13 @@ def test_cbc_s_limits_are_named_from_its_log_and_a_relaxation_point_is_no_soluti
 
 @pytest.mark.skipif("glpk" not in available_solvers(), reason="glpsol not on PATH")
 def test_glpk_solves_a_formulation_under_a_fractional_time_limit() -> None:
+    """glpsol refused "--tmlim 9.5" (status error); now it runs, and whatever it reaches in the limit
+    is reported honestly (a 4-item knapsack: optimal at any speed seen, but not asserted)."""
     report = solve(matrix_milp(), PC.MILP, "glpk", {"time_limit": 9.5})
-    assert report.status is Status.OPTIMAL and report.objective == pytest.approx(knapsack_optimum())
+    assert report.status is not Status.ERROR and not report.termination.startswith("error")
+    assert type(report.time_limit) is int and 1 <= report.time_limit <= 9  # whole seconds, within the budget
+    if report.status is Status.OPTIMAL:
+        assert report.objective == pytest.approx(knapsack_optimum())
 
 
 def test_local_solver_never_claims_a_nonconvex_optimum(monkeypatch, fresh_install_cache) -> None:
