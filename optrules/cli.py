@@ -156,7 +156,7 @@ def _compare_command(args: argparse.Namespace) -> int:
         raise ValueError("compare needs a bundled dataset name or --csv PATH (one of them)")
     print(compare(args.dataset, args.methods, test_size=args.test_size, seed=args.seed,
                   time_limit=args.time_limit, jobs=args.jobs, csv=args.csv, label=args.label or "class",
-                  positive=args.positive, categorical=args.categorical))
+                  positive=args.positive, categorical=args.categorical, solver=args.solver))
     return 0
 
 
@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     comparison.add_argument("--time-limit", type=_time_limit, default=10.0,
                             help="wall-clock seconds for each method's exact part (warm start, model load, "
                                  "solve; default 10; 'none' for no limit)")
+    comparison.add_argument("--solver", help="the solver of every method that solves models (see docs/solvers.md; "
+                                             "default: each method's own); one that cannot solve a method's "
+                                             "models is an error before any fit")
     comparison.add_argument("--jobs", type=int, default=1, help="fit this many methods at once")
     comparison.set_defaults(run=_compare_command)
     experiment = commands.add_parser("run", help="run the experiment of a TOML configuration "

@@ -539,6 +539,26 @@ def test_compare_with_chosen_methods_and_a_bad_one(capsys):
     assert "unknown method 'prepend-zz'" in capsys.readouterr().err
 
 
+def test_compare_with_one_solver_for_every_exact_method(capsys):
+    """``--solver`` goes to every method that solves models (the table's solver column says it) and
+    leaves the heuristics alone; a solver that cannot solve a method's models stops the comparison
+    before any fit, naming the method, the solver and the solvers that can."""
+    from optrules.cli import main
+    from optrules.experiments import compare
+    from optrules.experiments.config import ConfigError
+
+    comparison = compare("monk1", methods=["setcover", "setcover-greedy"], solver="scip", time_limit=None)
+    rows = comparison.results.set_index("method")
+    assert rows.loc["setcover", "solver"] == "scip" and rows.loc["setcover", "status"] == "optimal"
+    default = compare("monk1", methods=["setcover"], time_limit=None).results.iloc[0]
+    assert default["solver"] == "highs" and default["objective"] == pytest.approx(rows.loc["setcover", "objective"])
+    with pytest.raises(ConfigError, match=r"methods\[0\] \('clm'\): clarabel has no pyomo interface; "
+                                          r"installed solvers that can: .*scip"):
+        compare("monk1", methods=["clm", "setcover"], solver="clarabel")
+    assert main(["compare", "monk1", "--methods", "setcover", "--solver", "scip", "--time-limit", "none"]) == 0
+    assert re.search(r"^setcover\s+exact .* scip\s+optimal", capsys.readouterr().out, re.M)
+
+
 def test_run_command_writes_outputs_and_reports_errors(tmp_path, capsys):
     from optrules.cli import main
 

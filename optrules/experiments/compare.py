@@ -83,10 +83,12 @@ def _text(value: Any) -> str:
 
 def compare(dataset: str | None = None, methods: list[str] | None = None, test_size: float = 0.3,
             seed: int = 0, time_limit: float | None = 10.0, jobs: int = 1, *, csv: str | os.PathLike[str] | None = None,
-            label: str = "class", positive: Any = None, categorical: list[str] | None = None) -> Comparison:
+            label: str = "class", positive: Any = None, categorical: list[str] | None = None,
+            solver: str | None = None) -> Comparison:
     """Fit ``methods`` (default :func:`default_methods`) with their default parameters on a stratified
     ``1 - test_size`` training split of one dataset and score them on the rest; every method that
-    solves models gets ``time_limit`` seconds for its exact part (None: no limit).
+    solves models gets ``time_limit`` seconds for its exact part (None: no limit) and, when given,
+    ``solver`` (a solver that cannot solve a method's models is an error before any fit, naming both).
 
     The dataset is a bundled one (``dataset``, see :func:`optrules.datasets.list_datasets`) or a CSV
     file (``csv``, read by :func:`optrules.datasets.load_csv` with its ``label`` column and the columns
@@ -104,8 +106,11 @@ def compare(dataset: str | None = None, methods: list[str] | None = None, test_s
     entries = []
     for name in methods or default_methods():
         entry: dict[str, Any] = {"name": name}
-        if time_limit is not None and name in METHODS and "solver_options" in METHODS[name].estimator().get_params():
+        params = METHODS[name].estimator().get_params() if name in METHODS else {}
+        if time_limit is not None and "solver_options" in params:
             entry["solver_options"] = {"time_limit": time_limit}
+        if solver is not None and "solver" in params:
+            entry["solver"] = solver
         entries.append(entry)
     config = load_config({
         "title": f"compare {spec['name']}",
