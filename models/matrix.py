@@ -27,6 +27,8 @@ from typing import Any, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from optrules.solvers.standard_form import all_variables
+
 __all__ = ["linear_objective", "matrix_constraint"]
 
 
@@ -59,10 +61,9 @@ def matrix_constraint(A: Any, x: Sequence[Any], lower: Any = None, upper: Any = 
 
 def _variables(x: Sequence[Any]) -> list[Any]:
     """``x`` as a list, checked to hold Pyomo variables (an indexed ``Var`` itself would list its
-    indices), one object of each kind asked."""
+    indices)."""
     x = list(x)
-    kinds = dict(zip(map(type, x), x))
-    if not all(callable(getattr(v, "is_variable_type", None)) and v.is_variable_type() for v in kinds.values()):
+    if not all_variables(x):
         raise TypeError("x must list Pyomo variables (for an indexed Var, list(m.x.values()))")
     return x
 

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from optrules.solvers.registry import SolverError
 
-__all__ = ["QuadraticRow", "StandardForm", "compile_model", "members", "stack_rows"]
+__all__ = ["QuadraticRow", "StandardForm", "all_variables", "compile_model", "members", "stack_rows"]
 
 
 @dataclass(frozen=True)
@@ -191,12 +191,24 @@ def _numbers(values: Any, missing: float) -> np.ndarray:
     return np.where(np.isnan(out), missing, out) if out.size else out
 
 
-def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] | None:
-    """A MatrixConstraint's CSR arrays (data, global column indices, row pointers), bounds, a function
-    giving its row objects (asked only for duals) and whether the arrays are known to be canonical,
-    its inactive rows left out; None when this Pyomo keeps them under other names (the rows are then
-    read one by one). A block whose row objects are made on demand (``optrules.models.matrix``) and
-    have not been is read without them."""
+class _Block(NamedTuple):
+    """Rows of A in CSR arrays over the model's columns, their bounds, a function giving their row
+    objects (asked only for duals), and whether the arrays are known to be canonical (entries sorted,
+    no duplicates)."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    rows: Callable[[], list[Any]]
+    canonical: bool
+
+
+def _matrix_block(component: Any, columns: _Columns) -> _Block | None:
+    """A MatrixConstraint's rows, its inactive rows left out; None when this Pyomo keeps its arrays
+    under other names (the rows are then read one by one). A block whose row objects are made on
+    demand (``optrules.models.matrix``) and have not been is read without them."""
     try:
         data, indices, indptr = component._A_data, component._A_indices, component._A_indptr
         lower, upper, x = component._lower, component._upper, component._x
@@ -211,7 +223,7 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
     indptr = np.asarray(indptr, dtype=np.int64)
     lower, upper = _numbers(lower, -np.inf), _numbers(upper, np.inf)
     if not getattr(component, "rows_made", True):  # rows made on demand, none yet: all active, none read
-        return data, indices, indptr, lower, upper, lambda: [component[i] for i in range(len(lower))], canonical
+        return _Block(data, indices, indptr, lower, upper, lambda: [component[i] for i in range(len(lower))], canonical)
     rows = getattr(component, "_data", None)  # the row objects, in order
     rows = rows if isinstance(rows, tuple) and len(rows) == len(lower) else [component[i] for i in range(len(lower))]
     active = _flags(rows, "_active", "active")
@@ -220,7 +232,7 @@ def _matrix_block(component: Any, columns: _Columns) -> tuple[np.ndarray, ...] |
         keep = keep[active]
         data, indices, indptr, lower, upper = keep.data, keep.indices, keep.indptr, lower[active], upper[active]
         rows = [row for row, on in zip(rows, active.tolist()) if on]
-    return data, indices, indptr, lower, upper, lambda: rows, canonical
+    return _Block(data, indices, indptr, lower, upper, lambda: rows, canonical)
 
 
 def _flags(objects: list[Any], slot: str, name: str) -> np.ndarray:
@@ -283,9 +295,16 @@ def _linear_objective(expr: Any) -> tuple[float, list[Any], np.ndarray] | None:
     coefs, variables = (list(part) for part in zip(*terms)) if terms else ([], [])
     if not set(map(type, coefs)) <= {int, float}:
         return None
-    if not all(var.is_variable_type() for var in dict(zip(map(type, variables), variables)).values()):
+    if not all_variables(variables):
         return None
     return float(sum(numbers)), variables, np.array(coefs, dtype=float)
+
+
+def all_variables(objects: list[Any]) -> bool:
+    """Whether every object is a Pyomo variable, one object of each kind asked (a list of thousands
+    holds two or three kinds)."""
+    kinds = dict(zip(map(type, objects), objects)).values()
+    return all(callable(getattr(obj, "is_variable_type", None)) and obj.is_variable_type() for obj in kinds)
 
 
 def members(component: Any) -> Any:
@@ -324,7 +343,7 @@ def _compile(model: Any) -> StandardForm:
     from pyomo.repn import generate_standard_repn
 
     columns = _Columns(model)
-    blocks: list[tuple[Any, ...]] = []
+    blocks: list[_Block] = []
     small_rows: list[tuple[np.ndarray, np.ndarray, float, float]] = []
     small_row_objects: list[Any] = []
     quadratic_rows: list[QuadraticRow] = []
@@ -378,22 +397,22 @@ def _compile(model: Any) -> StandardForm:
 
     n = len(columns.variables)
     if small_rows:
-        blocks.append((np.concatenate([r[1] for r in small_rows]), np.concatenate([r[0] for r in small_rows]),
-                       np.cumsum([0] + [len(r[0]) for r in small_rows]),
-                       np.array([r[2] for r in small_rows], dtype=float),
-                       np.array([r[3] for r in small_rows], dtype=float), lambda: small_row_objects, False))
+        blocks.append(_Block(np.concatenate([r[1] for r in small_rows]), np.concatenate([r[0] for r in small_rows]),
+                             np.cumsum([0] + [len(r[0]) for r in small_rows]),
+                             np.array([r[2] for r in small_rows], dtype=float),
+                             np.array([r[3] for r in small_rows], dtype=float), lambda: small_row_objects, False))
     A = stack_rows(blocks, n)
-    if all(b[6] for b in blocks):
+    if all(b.canonical for b in blocks):
         A.has_canonical_format = True  # every block canonical: nothing to sort or sum below
     A.sum_duplicates()  # a variable listed twice in one row's columns: its coefficients add up
-    row_lower = np.concatenate([b[3] for b in blocks]) if blocks else np.zeros(0)
-    row_upper = np.concatenate([b[4] for b in blocks]) if blocks else np.zeros(0)
+    row_lower = np.concatenate([b.lower for b in blocks]) if blocks else np.zeros(0)
+    row_upper = np.concatenate([b.upper for b in blocks]) if blocks else np.zeros(0)
 
     variables = columns.variables
     col_lower, col_upper, integer = _column_bounds(variables)
     suffix = model.component("dual")
     wants_duals = isinstance(suffix, pyo.Suffix) and suffix.active and suffix.import_enabled()
-    rows = [row for b in blocks for row in b[5]()] if wants_duals else []
+    rows = [row for b in blocks for row in b.rows()] if wants_duals else []
     for j in np.flatnonzero(_flags(variables, "_fixed", "fixed")):
         var = variables[j]
         if var.value is None:
