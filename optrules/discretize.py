@@ -45,6 +45,7 @@ import pandas as pd
 
 from optrules.chimerge_kernel import (EXPECTED_FLOOR, adjacent_chi2, chimerge_kernel, group_by_class,
                                       merge_class_groups, pair_chi2)
+from optrules.ruleset import format_number
 from optrules.search_kernel import sorted_positions
 from optrules.weights import validate_sample_weight
 
@@ -65,29 +66,6 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 # Bins
 # --------------------------------------------------------------------------- #
-def _format_number(x: float) -> str:
-    """Compact, non-scientific rendering of an ordinary number.
-
-    Shortest representation that round-trips, capped at 12 significant
-    digits, written positionally (``0.529``, ``1250``, ``30.7``, ``178356``).
-    Only extreme magnitudes (``>= 1e15`` or ``< 1e-6``) fall back to ``g``
-    formatting with exponent.
-    """
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0.0:
-        return "0"  # also turns -0.0 into "0"
-    ax = abs(x)
-    if ax >= 1e15 or ax < 1e-6:
-        return format(x, ".12g")
-    return np.format_float_positional(
-        x, precision=12, unique=True, fractional=False, trim="-"
-    )
-
-
 @dataclass(frozen=True)
 class Bins:
     """Cut points ``c_1 < ... < c_{k-1}`` splitting the real line into ``k`` bins.
@@ -152,10 +130,10 @@ class Bins:
         single bin.
         """
         j = self._check_index(j)
-        low = "min" if j == 0 else _format_number(self.cuts[j - 1])
+        low = "min" if j == 0 else format_number(self.cuts[j - 1])
         if j == self.n_bins - 1:
             return f"[{low}, max]"
-        return f"[{low}, {_format_number(self.cuts[j])})"
+        return f"[{low}, {format_number(self.cuts[j])})"
 
     def labels(self) -> list[str]:
         """Labels of all bins, in order."""

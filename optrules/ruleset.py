@@ -75,15 +75,22 @@ _NO_PROBABILITIES = ("this ruleset has no probability estimates: it was built wi
                      "call fit_probabilities(X, y)")
 
 
-def _format_number(value: float) -> str:
-    """Print a cut point compactly: 40 not 40.0, 0.529 not 5.29e-01."""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    text = f"{value:.6g}"
-    if "e" in text and abs(value) >= 1:
-        # Large values print in full; tiny ones keep the exponent (fixed notation would print 1e-07 as 0).
-        text = f"{value:.6f}".rstrip("0").rstrip(".")
-    return text
+def format_number(value: float) -> str:
+    """A cut point as text that reads back as the same float, so that a printed rule means exactly
+    what the model computes: the shortest decimal that round-trips, written positionally (``40``,
+    ``0.529``, ``40.712835``, ``100000000000000000000``), with an exponent only below 1e-6 in
+    magnitude (``1e-07``; positionally it would print as many zeros). A rounded threshold
+    (``40.7128`` for 40.712835) would sit on the wrong side of some values."""
+    x = float(value)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0.0:
+        return "0"  # also -0.0
+    if abs(x) < 1e-6:
+        return repr(x)
+    return np.format_float_positional(x, unique=True, trim="-")
 
 
 def _to_python(value: Any) -> Any:
@@ -377,8 +384,8 @@ class Interval:
         return lower & upper
 
     def __str__(self) -> str:
-        left = "min" if self.low == -math.inf else _format_number(self.low)
-        right = "max" if self.high == math.inf else _format_number(self.high)
+        left = "min" if self.low == -math.inf else format_number(self.low)
+        right = "max" if self.high == math.inf else format_number(self.high)
         # The paper closes an unbounded end with a bracket: "[min, 40)", "[20, max]".
         opening = "[" if (self.low_closed or self.low == -math.inf) else "("
         closing = "]" if (self.high_closed or self.high == math.inf) else ")"

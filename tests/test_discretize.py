@@ -438,12 +438,15 @@ def test_interval_and_labels():
 
 
 def test_label_number_formatting():
+    # 1000 + 0.1 + 0.2 is 1000.3000000000001, not 1000.3: printed as "1000.3", the value 1000.3
+    # would read as outside a bin it is in. Labels print each cut as the shortest decimal that
+    # reads back as that cut.
     bins = Bins((0.529, 30.7, 1000 + 0.1 + 0.2, 1250, 178356.5, 1_000_000))
     assert bins.labels() == [
         "[min, 0.529)",
         "[0.529, 30.7)",
-        "[30.7, 1000.3)",
-        "[1000.3, 1250)",
+        "[30.7, 1000.3000000000001)",
+        "[1000.3000000000001, 1250)",
         "[1250, 178356.5)",
         "[178356.5, 1000000)",
         "[1000000, max]",
@@ -452,6 +455,8 @@ def test_label_number_formatting():
         "[min, -2.5)", "[-2.5, 0)", "[0, 0.0001)", "[0.0001, max]"
     ]
     assert "e" not in Bins((123456789.25,)).label(1)
+    for cut in (40.712835, 1 + 3e-8, 1e-7, 1e20, 0.1 + 0.2):
+        assert float(Bins((cut,)).label(1).removeprefix("[").removesuffix(", max]")) == cut
 
 
 def test_bins_validation_and_normalisation():

@@ -508,6 +508,10 @@ def test_interval_printing():
     assert str(Interval(20, 40, False, True)) == "(20, 40]"
     assert str(Interval(0.529, 2.5)) == "[0.529, 2.5)"
     assert str(Interval(1234567.5, 1e20)) == "[1234567.5, 100000000000000000000)"
+    # a cut needing more than 6 significant digits prints in full: rounded to 40.7128, the printed
+    # rule would cover 40.71281, which the model does not
+    assert str(Interval(40.712835, INF)) == "[40.712835, max]"
+    assert str(Interval(-INF, 1 + 3e-8)) == "[min, 1.00000003)"
 
 
 def test_tiny_cut_points_do_not_print_as_zero():
