@@ -158,6 +158,32 @@ def test_weighted_standardisation():
         assert (design.center[0], design.scale[0]) == (observed.mean(), observed.std())
 
 
+@pytest.mark.parametrize("unit", [1e-13, 1e-200, 1e155, 1e300])
+def test_a_numeric_feature_counts_in_any_unit(unit):
+    """Standardisation does not depend on a feature's unit: in tiny units (a standard deviation of
+    1e-13, once taken for a constant and left unscaled, so its coefficient vanished) or huge ones
+    (squares that overflow), the scorecard is the unit-1 one: the same standardised coefficient and
+    predictions, and it reads back from JSON."""
+    rng = np.random.default_rng(4)
+    a, g = rng.normal(size=300), rng.choice(["u", "v", "w"], 300)
+    y = np.where(a + (g == "u") > 0.5, "p", "n")
+    reference = CLSVMClassifier(strategy="svm-o", positive="p").fit(pd.DataFrame({"x": a, "g": g}), y)
+    X = pd.DataFrame({"x": a * unit, "g": g})
+    model = CLSVMClassifier(strategy="svm-o", positive="p").fit(X, y)
+    (term,), (expected,) = model.ruleset_.linear, reference.ruleset_.linear
+    assert term.coefficient == pytest.approx(expected.coefficient, rel=1e-6)
+    assert (term.center, term.scale) == pytest.approx((expected.center * unit, expected.scale * unit), rel=1e-12)
+    assert (model.predict(X) == reference.predict(X.assign(x=a))).all()
+    assert (Ruleset.from_json(model.ruleset_.to_json()).predict(X) == model.predict(X)).all()
+
+
+def test_a_constant_numeric_feature_is_left_unscaled():
+    frame, schema = validate_features(pd.DataFrame({"c": [3e-13] * 5 + [np.nan], "d": [1e9, 1e9, 1e9, 1e9, 1e9, 2.0]}))
+    design = ScorecardDesign.fit(frame, schema)
+    assert design.scale[0] == 1.0 and design.center[0] == 3e-13
+    assert design.scale[1] != 1.0  # one value far from the rest: not constant
+
+
 def test_svm_o_scorecard_equals_an_independent_one_hot_svm():
     X, y = mixed_frame(seed=1)
     model = CLSVMClassifier(strategy="svm-o", C=3.0, positive="hit").fit(X, y)

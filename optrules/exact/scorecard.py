@@ -48,15 +48,27 @@ def _categories(column: pd.Series) -> tuple[Any, ...]:
 def _moments(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     """The weighted mean and standard deviation (ddof 0) of the observed (non-NaN) values; (0, 0)
     when no observed value has a positive weight. Written as numpy's mean() and std() compute them,
-    so that weights of ones give exactly their values."""
+    on the values divided by the power of two nearest their largest magnitude and scaled back: the
+    same floats as numpy's (a power of two scales exactly), without the overflow of squaring values
+    of 1e154 and above or the underflow of those of 1e-162 and below."""
     observed = ~np.isnan(values)
     x, w = values[observed], weights[observed]
     total = w.sum()
     if total <= 0:
         return 0.0, 0.0
+    scale = np.ldexp(1.0, int(np.frexp(np.abs(x).max())[1]))
+    x = x / scale
     mean = (w * x).sum() / total
     deviation = x - mean
-    return float(mean), float(np.sqrt((w * deviation * deviation).sum() / total))
+    return float(mean * scale), float(np.sqrt((w * deviation * deviation).sum() / total) * scale)
+
+
+def _is_constant(values: np.ndarray, std: float) -> bool:
+    """Whether a numeric feature is constant up to rounding: its standard deviation is at most 1e-12
+    of its largest magnitude. Relative, so that a feature in tiny units (a std of 1e-13 on values of
+    1e-13) is standardised like any other, not left on a scale that makes its coefficient vanish."""
+    observed = values[~np.isnan(values)]
+    return observed.size == 0 or std <= 1e-12 * float(np.abs(observed).max())
 
 
 @dataclass(frozen=True)
@@ -106,10 +118,11 @@ class ScorecardDesign:
                 elif len(cats) == 2:
                     binary.append((feature, cats[1]))
                 continue
-            mean, std = _moments(column.to_numpy(dtype=float), w)
+            values = column.to_numpy(dtype=float)
+            mean, std = _moments(values, w)
             numeric.append(feature)
             center.append(mean)
-            scale.append(std if std > 1e-12 else 1.0)
+            scale.append(1.0 if _is_constant(values, std) else std)
         return cls(tuple(clustered), tuple(categories), tuple(binary), tuple(numeric),
                    np.array(center, dtype=float), np.array(scale, dtype=float))
 
