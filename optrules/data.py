@@ -26,7 +26,7 @@ import pandas as pd
 
 from optrules.classes import minority_class
 from optrules.exceptions import CategoryWarning
-from optrules.ruleset import CategoricalCondition, Condition, Ruleset, factorize_labels
+from optrules.ruleset import CategoricalCondition, Condition, Ruleset, column_positions, factorize_labels
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
            "binarize_target", "class_order", "group_categories", "align_categories"]
@@ -63,10 +63,20 @@ def _categorical_column(series: pd.Series) -> pd.Series:
     return values.where(~pd.isna(values), None)
 
 
-def _numeric_column(name: str, series: pd.Series) -> pd.Series:
+def numeric_column(name: str, series: pd.Series, at_predict: bool = False) -> pd.Series:
+    """A numeric feature's values as floats, missing values NaN. ``ValueError`` naming the feature for
+    dates or durations (as integers their thresholds would depend on the column's time unit, which
+    pandas chooses per column), for text, and for infinite values; the same checks at fit and at
+    predict (``at_predict``: the message says the feature was numeric in training)."""
+    if pd.api.types.is_datetime64_any_dtype(series.dtype) or pd.api.types.is_timedelta64_dtype(series.dtype):
+        raise ValueError(f"feature {name!r} holds dates or durations ({series.dtype}); convert it to a number "
+                         "(e.g. days since a fixed date) or to categories")
     try:
         values = pd.to_numeric(series, errors="raise").astype(float)
     except (ValueError, TypeError):
+        if at_predict:
+            raise ValueError(f"feature {name!r} was numeric in training but has non-numeric values at "
+                             "predict") from None
         raise ValueError(
             f"feature {name!r} has non-numeric values; declare it categorical "
             f"(categorical=[...] for arrays, or a category/string dtype for DataFrames)"
@@ -128,7 +138,7 @@ def validate_features(
     for position, name in enumerate(names):
         series = frame.iloc[:, position].reset_index(drop=True)
         is_cat = name in declared or (is_frame and _is_categorical_dtype(series))
-        columns[name] = _categorical_column(series) if is_cat else _numeric_column(name, series)
+        columns[name] = _categorical_column(series) if is_cat else numeric_column(name, series)
         flags.append(is_cat)
     # copy=False: the columns are not stacked into one block (a copy of the whole frame, slow when
     # they are strided views of a row-major array); copy-on-write keeps X safe from later writes
@@ -472,7 +482,7 @@ def align_categories(X: pd.DataFrame, schema: Schema, categories: Mapping[str, t
     (:class:`CategoryWarning`) naming every column where at least 25% of the non-missing values
     remain unseen after matching, with the share and examples.
     """
-    positions = {str(c): i for i, c in enumerate(X.columns)}
+    positions = column_positions(X, schema.categorical_features)
     out = X
     notes = []
     for feature in schema.categorical_features:

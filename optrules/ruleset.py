@@ -100,6 +100,23 @@ def _to_python(value: Any) -> Any:
     return value
 
 
+def column_positions(X: pd.DataFrame, features: Iterable[str]) -> dict[str, int]:
+    """The position of each of ``features`` among the columns of X, matched by name as text (the
+    column ``0`` is the feature ``"0"``); features X lacks are left out. A feature that two columns
+    of X name (``0`` and ``"0"``, or a repeated name) is a ``ValueError``: which one the model reads
+    would be a guess."""
+    positions: dict[str, int] = {}
+    wanted = set(features)
+    for i, column in enumerate(X.columns):
+        name = str(column)
+        if name in wanted:
+            if name in positions:
+                raise ValueError(f"X has more than one column named {name!r} (names are compared as text, "
+                                 "so 0 and '0' are the same); keep one")
+            positions[name] = i
+    return positions
+
+
 def factorize_labels(labels: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     """``(codes, distinct)`` of a 1-d object array of labels, by hashing (vectorised).
 
@@ -125,6 +142,15 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, tuple):
         return {"tuple": [_json_value(v) for v in value]}
     raise TypeError(f"cannot serialise label or category {value!r} of type {type(value).__name__}")
+
+
+def serialisable(value: Any) -> bool:
+    """Whether a category or class label can be written to JSON (:meth:`Ruleset.to_json`)."""
+    try:
+        _json_value(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _object_scalar(value: Any) -> np.ndarray:
@@ -220,12 +246,14 @@ def _read_optional_number(value: Any, path: str) -> float | None:
     return None if value is None else _read_number(value, path, "be a finite number or null")
 
 
-def _read_count(value: Any, path: str) -> int | None:
+def _read_count(value: Any, path: str) -> float | None:
+    """A rule's training count: a finite number >= 0 (a weighted count need not be whole), or null."""
     if value is None:
         return None
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 0:
-        return int(value)
-    raise _must(path, "be a non-negative integer or null", value)
+    if (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+            and math.isfinite(value) and value >= 0):
+        return value
+    raise _must(path, "be a non-negative finite number or null", value)
 
 
 def _read_bound(value: Any, path: str) -> float:
@@ -683,24 +711,27 @@ class Rule:
     """A conjunction of conditions with its consequent class.
 
     ``weight`` is the rule's score in a scorecard; ``n_positive``/``n_negative`` are the training
-    samples of the consequent class / of other classes that the rule covers, when known.
+    rows of the consequent class / of other classes that the rule covers (in a ``"list"``: that it
+    decides), each row counted with its sample weight, when known (:meth:`Ruleset.fit_probabilities`
+    sets them). Whole numbers are kept as ints.
     """
 
     conditions: tuple[Condition, ...]
     prediction: Hashable
     weight: float | None = None
-    n_positive: int | None = None
-    n_negative: int | None = None
+    n_positive: float | None = None
+    n_negative: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "conditions", tuple(self.conditions))
         object.__setattr__(self, "prediction", _to_python(self.prediction))
         if self.weight is not None:
             object.__setattr__(self, "weight", float(self.weight))
-        # Counts often arrive as numpy integers, which JSON cannot serialise.
+        # Counts often arrive as numpy numbers, which JSON cannot serialise; whole ones print as ints.
         for name in ("n_positive", "n_negative"):
             if getattr(self, name) is not None:
-                object.__setattr__(self, name, int(getattr(self, name)))
+                count = float(getattr(self, name))
+                object.__setattr__(self, name, int(count) if count.is_integer() else count)
 
     @property
     def n_atoms(self) -> int:
@@ -826,11 +857,10 @@ class Ruleset:
         """The columns of X that the rules read, found by name (DataFrame) or position (array)."""
         needed = list(dict.fromkeys(needed))
         if isinstance(X, pd.DataFrame):
-            names = [str(c) for c in X.columns]
-            missing = [f for f in needed if f not in names]
+            position = column_positions(X, needed)
+            missing = [f for f in needed if f not in position]
             if missing:
                 raise ValueError(f"X is missing feature column(s) {missing} used by the rules")
-            position = {name: i for i, name in enumerate(names)}
             return {f: X.iloc[:, position[f]].to_numpy() for f in needed}
         array = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
         if array.ndim != 2:
@@ -982,6 +1012,10 @@ class Ruleset:
 
         ``fired``: the training rows' :meth:`covers` matrix when the caller has it already (``"set"``,
         ``"list"``; not recomputed).
+
+        Each rule of a ``"set"`` or ``"list"`` gets its ``n_positive`` / ``n_negative`` from the same
+        counts: the weight of its row's class (its prediction in a list, the positive class in a set)
+        and of the other classes.
         """
         n = self._n_samples(X)
         labels = self._label_positions(y, n)
@@ -1000,7 +1034,11 @@ class Ruleset:
         weighted_labels = np.zeros((n, len(self.classes)))
         weighted_labels[np.arange(n), labels] = weights
         counts = deciding.T @ weighted_labels
-        return replace(self, class_counts=tuple(tuple(row) for row in counts.tolist()))
+        rules = []
+        for rule, row in zip(self.rules, counts):
+            hits = row[self._class_position(rule.prediction if self.kind == "list" else self.positive, "prediction")]
+            rules.append(replace(rule, n_positive=hits, n_negative=row.sum() - hits))
+        return replace(self, rules=tuple(rules), class_counts=tuple(tuple(row) for row in counts.tolist()))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (samples, classes), columns in ``classes`` order, rows summing to 1.

@@ -62,6 +62,12 @@ BAD_DATA: dict[str, tuple[Any, Any, dict, type, str]] = {
     "X sparse matrix": (scipy.sparse.csr_matrix(np.ones((N, 2))), Y_GOOD, {}, TypeError, "sparse"),
     "X duplicated column names": (pd.concat([X_GOOD, X_GOOD[["size"]]], axis=1), Y_GOOD, {}, ValueError,
                                   "duplicated column names"),
+    "X names equal as text": (pd.DataFrame({0: X_GOOD["size"], "0": X_GOOD["size"], "colour": X_GOOD["colour"]}),
+                              Y_GOOD, {}, ValueError, "duplicated column names"),
+    "X dates": (_with(size=pd.date_range("2024-01-01", periods=N, freq="D")), Y_GOOD, {}, ValueError,
+                "'size' holds dates or durations"),
+    "X durations": (_with(size=pd.to_timedelta(np.arange(N), unit="D")), Y_GOOD, {}, ValueError,
+                    "'size' holds dates or durations"),
     "categorical index out of range": (X_GOOD.to_numpy(), Y_GOOD, {"categorical": [5]}, ValueError,
                                        "out of range"),
     "categorical name not in X": (X_GOOD, Y_GOOD, {"categorical": ["weight"]}, ValueError,
@@ -121,6 +127,14 @@ BAD_PREDICT: dict[str, tuple[Callable[[], Any], type, str]] = {
     "predict complex": (lambda: np.ones((3, 2)) * 1j, ValueError, "Complex data"),
     "predict text in a numeric column": (lambda: _with(size=["big"] * N), ValueError, "'size'"),
     "predict complex column": (lambda: _with(size=np.ones(N) * 1j), ValueError, "complex-valued"),
+    # fit refuses these; at predict they were read (inf decided a scorecard's row with P = 1; dates
+    # became integers in a unit that pandas chooses per column)
+    "predict infinite value": (lambda: _with(size=[math.inf] + [1.0] * (N - 1)), ValueError, "'size' contains infinite"),
+    "predict dates": (lambda: _with(size=pd.date_range("2024-01-01", periods=N, freq="D")), ValueError,
+                      "'size' holds dates or durations"),
+    # a repeated name used to crash ('DataFrame' object has no attribute 'dtype')
+    "predict a column twice": (lambda: pd.concat([X_GOOD, X_GOOD[["size"]]], axis=1), ValueError,
+                               "more than one column named 'size'"),
 }
 
 

@@ -99,6 +99,12 @@ def test_integer_sample_weights_equal_duplicated_rows(name):
         assert weighted.ruleset_.meta["status"] == copies.ruleset_.meta["status"] == "optimal"
     assert (weighted.predict(X) == copies.predict(X)).all()
     assert np.allclose(weighted.predict_proba(X), copies.predict_proba(X))
+    # each rule's training counts (to_frame's support and precision) are those of the copies: a row
+    # of weight 0 is not counted (it was, by every method but the scorecards)
+    counts = [[(r.n_positive, r.n_negative) for r in m.ruleset_.rules] for m in (weighted, copies)]
+    assert counts[0] == counts[1]
+    frames = [m.ruleset_.to_frame()[["support", "precision"]] for m in (weighted, copies)]
+    pd.testing.assert_frame_equal(*frames)
     for key in ("objective", "best_bound"):
         if weighted.ruleset_.meta.get(key) is not None:
             assert weighted.ruleset_.meta[key] == pytest.approx(copies.ruleset_.meta[key], rel=1e-6, abs=1e-6)
@@ -224,6 +230,45 @@ def test_unseen_categories_at_predict_warn():
     shifted["top-left-square"] = "q"
     with pytest.warns(optrules.CategoryWarning, match="top-left-square"):
         model.predict(shifted)
+
+
+def test_a_refit_on_an_array_drops_the_feature_names():
+    X, y = _small("pima", 150)
+    model = make_estimator("setcover-greedy").fit(X, y)
+    assert list(model.feature_names_in_) == list(X.columns)
+    model.fit(X.to_numpy()[:, ::-1], y)
+    assert not hasattr(model, "feature_names_in_")
+    assert model.schema_.features == tuple(f"x{j}" for j in range(X.shape[1]))
+
+
+def test_column_names_equal_as_text_are_an_error_at_predict():
+    """Features are matched by name as text: a second column whose name reads the same (0 and "0")
+    used to replace the feature silently (47% of predictions changed); now it is an error. Other
+    extra columns are ignored."""
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame({0: rng.normal(size=120), 1: rng.normal(size=120)})
+    y = np.where(X[0] > 0, "p", "n")
+    model = make_estimator("libre", n_estimators=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="more than one column named '0'"):
+        model.predict(X.assign(**{"0": -5.0}))
+    with pytest.raises(ValueError, match="more than one column named '0'"):
+        model.ruleset_.predict(X.assign(**{"0": -5.0}))
+    assert (model.predict(X.assign(**{"2": -5.0})) == model.predict(X)).all()
+
+
+def test_categories_a_ruleset_cannot_save_warn_at_fit():
+    a = np.random.default_rng(10).normal(size=150)
+    X = pd.DataFrame({"a_bin": pd.cut(a, 4)})
+    y = np.where(a > 0, "p", "n")
+    with pytest.warns(optrules.CategoryWarning, match=r"'a_bin': Interval.*astype\(str\)"):
+        model = make_estimator("setcover-greedy").fit(X, y)
+    with pytest.raises(TypeError, match="cannot serialise"):
+        model.ruleset_.to_json()
+    text = X.astype({"a_bin": str})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", optrules.CategoryWarning)
+        saved = make_estimator("setcover-greedy").fit(text, y).ruleset_
+    assert (optrules.Ruleset.from_json(saved.to_json()).predict(text) == saved.predict(text)).all()
 
 
 def test_high_cardinality_categories_are_grouped_with_a_warning():

@@ -678,6 +678,17 @@ def test_numpy_counts_and_floats_serialise():
     assert type(again.rules[0].n_positive) is int
 
 
+def test_weighted_counts_come_from_fit_probabilities_and_round_trip():
+    """A rule's counts are the weight of the rows it covers (a list: decides), as class_counts."""
+    X = pd.DataFrame({"age": [10.0, 20.0, 30.0, 60.0], "colour": ["red", "red", "blue", "red"], "income": 1.0})
+    y = np.array(["yes", "no", "yes", "no"], dtype=object)
+    fitted = _set_ruleset(rules=(Rule((RED,), "yes"),)).fit_probabilities(X, y, sample_weight=[0.5, 0.0, 2.0, 1.25])
+    assert (fitted.rules[0].n_positive, fitted.rules[0].n_negative) == (0.5, 1.25)  # weight 0: not counted
+    again = Ruleset.from_json(fitted.to_json())
+    assert again == fitted and type(again.rules[0].n_positive) is float
+    assert fitted.to_frame()["support"].tolist() == [1.75]
+
+
 def test_infinite_interval_ends_round_trip():
     condition = NumericCondition("x", [Interval(-INF, 0, False, False), Interval(1, INF, True, True)], True)
     text = json.dumps(condition.to_dict(), allow_nan=False)  # strict JSON: no Infinity tokens
@@ -756,7 +767,7 @@ INVALID_FIELDS = [
     ("set", ("rules", 0, "prediction"), DELETE,
      r"^ruleset field 'rules\[0\]': missing required field\(s\) \['prediction'\]"),
     ("set", ("rules", 0, "n_positive"), -1, r"^ruleset field 'rules\[0\]\.n_positive' must be a non-negative"),
-    ("set", ("rules", 0, "n_negative"), 1.5, r"^ruleset field 'rules\[0\]\.n_negative' must be a non-negative"),
+    ("set", ("rules", 0, "n_negative"), INF, r"^ruleset field 'rules\[0\]\.n_negative' must be a non-negative"),
     ("set", ("rules", 0, "n_negative"), True, r"^ruleset field 'rules\[0\]\.n_negative' must be a non-negative"),
     ("set", ("rules", 0, "conditions"), None, r"^ruleset field 'rules\[0\]\.conditions' must be a list"),
     ("set", (*CONDITION, "kind"), "foo",

@@ -30,12 +30,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
-                           group_categories, validate_features, validate_target)
+                           group_categories, numeric_column, validate_features, validate_target)
 from optrules.estimators.params import (Columns, Constraint, Either, Integer, OneOf, Options, Real, check_parameters,
                                         check_value)
-from optrules.exceptions import DegenerateFitWarning, InvalidParameterError, PositiveClassWarning
+from optrules.exceptions import CategoryWarning, DegenerateFitWarning, InvalidParameterError, PositiveClassWarning
 from optrules.models.set_cover import AUTO_MODELLER, MODELLERS, resolve_modeller
-from optrules.ruleset import Ruleset
+from optrules.ruleset import Ruleset, column_positions, serialisable
 from optrules.solvers import ProblemClass, check_solver_options
 from optrules.version import package_version
 from optrules.weights import validate_sample_weight
@@ -181,6 +181,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         # the training categories before grouping: a grouped value at predict is one seen in training
         categories = {f: tuple(class_order([v for v in frame[f].unique() if v is not None]))
                       for f in schema.categorical_features}
+        _warn_unsaveable(categories)
         frame, groups = group_categories(frame, schema, weights, self.max_categories, self.min_frequency)
         positive, positive_from = self._resolve_positive(y, labels, weights)
         rng = np.random.default_rng(getattr(self, "random_state", None))
@@ -193,6 +194,8 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = len(schema.features)
         if isinstance(X, pd.DataFrame):
             self.feature_names_in_ = np.array(schema.features, dtype=object)
+        elif hasattr(self, "feature_names_in_"):  # a refit on an array has no names (scikit-learn's contract)
+            del self.feature_names_in_
         self.schema_ = schema
         self.categories_ = categories
         meta = dict(ruleset.meta)
@@ -264,8 +267,8 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "ruleset_")
         _check_array_kind(X)
         if isinstance(X, pd.DataFrame):
-            names = {str(c) for c in X.columns}
-            missing = [f for f in self.schema_.features if f not in names]
+            positions = column_positions(X, self.schema_.features)
+            missing = [f for f in self.schema_.features if f not in positions]
             if missing:
                 raise ValueError(f"X is missing feature column(s) {missing} seen in training")
         else:
@@ -277,13 +280,9 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input.")
             X = pd.DataFrame(X, columns=list(self.schema_.features))
-        for feature in self.schema_.numeric_features:  # text in a numeric column is an error, used or not
-            if feature in X.columns and not pd.api.types.is_numeric_dtype(X[feature].dtype):
-                try:
-                    pd.to_numeric(X[feature], errors="raise")
-                except (ValueError, TypeError):
-                    raise ValueError(f"feature {feature!r} was numeric in training but has non-numeric values "
-                                     "at predict") from None
+            positions = dict(zip(self.schema_.features, range(X.shape[1])))
+        for feature in self.schema_.numeric_features:  # the checks of fit, whether the rules use the feature or not
+            numeric_column(feature, X.iloc[:, positions[feature]], at_predict=True)
         return align_categories(X, self.schema_, self.categories_)
 
     def _as_labels(self, predictions: np.ndarray) -> np.ndarray:
@@ -306,6 +305,19 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+def _warn_unsaveable(categories: Mapping[str, tuple[Any, ...]]) -> None:
+    """A CategoryWarning naming the features whose categories a Ruleset cannot write to JSON
+    (``pd.cut`` intervals, timestamps, decimals, bytes): the model predicts with them, but
+    ``Ruleset.to_json`` would fail after the fit."""
+    kinds = {f: sorted({type(v).__name__ for v in values if not serialisable(v)}) for f, values in categories.items()}
+    kinds = {f: k for f, k in kinds.items() if k}
+    if kinds:
+        named = "; ".join(f"{f!r}: {', '.join(k)}" for f, k in kinds.items())
+        warnings.warn(f"categories of type(s) that Ruleset.to_json cannot write ({named}); the model predicts with "
+                      "them but cannot be saved: convert those columns to text (X[column].astype(str)) to save it",
+                      CategoryWarning, stacklevel=3)
 
 
 def _plain(value: Any) -> Any:

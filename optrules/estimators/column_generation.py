@@ -137,12 +137,7 @@ class ColumnGenerationClassifier(RulesetClassifier):
             self.pricing, self.pricing_solver, self.pricing_options, self.modeller, int(self.beam_width),
             int(self.columns_per_iteration), self.max_iterations, self.pricing_rows, self.pricing_literals, seed,
             self.smoothing)
-        rules = []
-        for clause in result.clauses:
-            covered = literals.matrix[:, list(clause)].all(axis=1) if clause else np.ones(len(X), dtype=bool)
-            rules.append(Rule(tuple(literals.conditions[j] for j in clause), target.positive,
-                              n_positive=int(covered[target.is_positive].sum()),
-                              n_negative=int(covered[~target.is_positive].sum())))
+        rules = [Rule(tuple(literals.conditions[j] for j in clause), target.positive) for clause in result.clauses]
         meta: dict[str, Any] = {"n_literals": len(literals), "distinct_rows": problem.truth.shape[0],
                                 "instance": problem.digest(float(self.complexity_penalty), int(self.max_literals),
                                                            self.max_complexity), **result.meta()}

@@ -12,7 +12,7 @@ from optrules.encode import FeatureBinning
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Integer, OneOf, Options
 from optrules.learners.attribute_tests import TEST_KINDS, attribute_tests
-from optrules.learners.decision_list import P2_VALUE, STRATEGIES, deciding_rules, learn_append, learn_prepend
+from optrules.learners.decision_list import P2_VALUE, STRATEGIES, learn_append, learn_prepend
 from optrules.ruleset import Rule, Ruleset
 
 __all__ = ["DecisionListClassifier"]
@@ -101,13 +101,7 @@ class DecisionListClassifier(RulesetClassifier):
         always = [k for k, r in enumerate(listed) if not r.tests]  # IF TRUE: fires on every case it sees
         if always:  # what follows it (the majority default rule at least) can never fire: it is the default
             listed, default = listed[:always[0]], listed[always[0]].prediction
-        first = deciding_rules([tests.covers(r.tests) for r in listed], y.shape[0])
-        rules = tuple(
-            Rule(tests.conditions(r.tests), classes[r.prediction],
-                 n_positive=int(((first == k) & (y == r.prediction)).sum()),
-                 n_negative=int(((first == k) & (y != r.prediction)).sum()))
-            for k, r in enumerate(listed)
-        )
+        rules = tuple(Rule(tests.conditions(r.tests), classes[r.prediction]) for r in listed)
         self.binning_ = binning
         proven = learned.searches - learned.unproven
         meta = {"strategy": self.strategy, "search_nodes": learned.nodes, "searches": learned.searches,

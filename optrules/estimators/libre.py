@@ -254,14 +254,7 @@ class LibreClassifier(RulesetClassifier):
             selected = greedy_cover(instance, self.max_rules, size=n_ones)
             meta.update(objective=instance.objective(selected))
 
-        positive_counts = np.where(groups.is_positive, groups.counts, 0)
-        negative_counts = groups.counts - positive_counts
-        rules = tuple(
-            binning.to_rule(candidates[j], target.positive,
-                            n_positive=int(positive_counts[cand_cover[:, j]].sum()),
-                            n_negative=int(negative_counts[cand_cover[:, j]].sum()))
-            for j in selected
-        )
+        rules = tuple(binning.to_rule(candidates[j], target.positive) for j in selected)
         self.binning_ = binning
         self.subsets_ = [tuple(schema.features[k] for k in subset) for subset in subsets]
         self.boundaries_ = boundaries

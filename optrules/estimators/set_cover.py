@@ -123,10 +123,6 @@ class SetCoverClassifier(RulesetClassifier):
         else:
             selected = greedy_cover(instance, self.max_rules, size=atoms)
             meta.update(objective=instance.objective(selected))
-        covered = candidates.coverage[:, selected]
-        n_positive = np.count_nonzero(covered[target.is_positive], axis=0)
-        n_negative = np.count_nonzero(covered[~target.is_positive], axis=0)
-        rules = tuple(Rule(candidates.conjunctions[j], target.positive, n_positive=int(n_positive[k]),
-                           n_negative=int(n_negative[k])) for k, j in enumerate(selected))
+        rules = tuple(Rule(candidates.conjunctions[j], target.positive) for j in selected)
         return Ruleset("set", rules, target.negative, data.schema.features, target.classes,
                        positive=target.positive, meta=meta)

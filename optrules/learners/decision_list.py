@@ -41,7 +41,7 @@ Choices where the paper is silent (``docs/methods/decision_lists.md``)
   being searched in decreasing order of the optimistic value of their ``TRUE`` rule. The default
   class is the most common training class, ties to the first class in sorted order.
 * The reported cover of each rule (``Rule.n_positive`` / ``n_negative``) is that of the final list on
-  the training set: the cases for which the rule is the first to fire.
+  the training set: the cases for which the rule is the first to fire, each counted with its weight.
 * A learned ``IF TRUE THEN c`` (append's last rule, often) makes the default rule after it dead: the
   estimator's Ruleset takes ``c`` as its default instead of listing both (``meta["default_rule"]``).
 
@@ -73,7 +73,7 @@ from optrules.learners.opus import Candidate, CaseWeights, best_rule, case_weigh
 from optrules.ruleset import first_firing
 
 __all__ = ["STRATEGIES", "P2_VALUE", "ListRule", "LearnedList", "majority_class", "learn_append",
-           "learn_prepend", "intern_position", "deciding_rules"]
+           "learn_prepend", "intern_position"]
 
 #: Strategy name -> (prepend?, intern?, prune-p2?).
 STRATEGIES: dict[str, tuple[bool, bool, bool]] = {
@@ -172,7 +172,7 @@ def _accuracy(correct: np.ndarray, weights: CaseWeights | None) -> float:
     return weights.exact(correct) / weights.exact(np.ones_like(correct))  # exact ratio, rounded once
 
 
-def deciding_rules(covers: list[np.ndarray], n: int) -> np.ndarray:
+def _deciding_rules(covers: list[np.ndarray], n: int) -> np.ndarray:
     """Per case, the index of the rule that decides it (its first firing rule, or ``len(covers)``
     for the default rule), from the rules' covers in list order."""
     return first_firing(np.column_stack(covers) if covers else np.zeros((n, 0), dtype=bool))
@@ -211,7 +211,7 @@ def learn_append(tests: AttributeTests, y: np.ndarray, n_classes: int, weights: 
         remaining &= ~covers[-1]
     searcher.progress.close()
     default = majority_class(y, n_classes, cases)
-    accuracy = _accuracy(_predictions(rules, deciding_rules(covers, y.shape[0]), default) == y, cases)
+    accuracy = _accuracy(_predictions(rules, _deciding_rules(covers, y.shape[0]), default) == y, cases)
     return LearnedList(tuple(rules), default, searcher.nodes, searcher.searches, searcher.unproven,
                        (accuracy,))
 
@@ -251,7 +251,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
     searcher = _Searcher(tests.holds, n_classes, cases, max(float(min_value), 0.5), max_nodes, "prepend")
     rules: list[ListRule] = []
     covers: list[np.ndarray] = []
-    first = deciding_rules(covers, n)
+    first = _deciding_rules(covers, n)
     correct = _predictions(rules, first, default) == y
     accuracy = [_accuracy(correct, cases)]
     while True:
@@ -263,7 +263,7 @@ def learn_prepend(tests: AttributeTests, y: np.ndarray, n_classes: int, weights:
         position = intern_position(first, covered, correct, y == c, len(rules), cases) if intern else 0
         rules.insert(position, ListRule(rule.tests, c, rule.positive, rule.negative))
         covers.insert(position, covered)
-        first = deciding_rules(covers, n)
+        first = _deciding_rules(covers, n)
         correct = _predictions(rules, first, default) == y
         accuracy.append(_accuracy(correct, cases))
     searcher.progress.close()
