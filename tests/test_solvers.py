@@ -850,10 +850,72 @@ def test_a_time_limit_reaches_glpk_in_whole_seconds_rounded_down(monkeypatch, fr
     glpk = StandInSolver()
     monkeypatch.setattr(pyo, "SolverFactory", lambda name: glpk)
     report = solve(matrix_milp(), PC.MILP, "glpk", {"time_limit": 9.5, "mip_gap": 0.01})
-    given = glpk.calls[0]["options"]
-    assert type(given["tmlim"]) is int and 1 <= given["tmlim"] <= 9 and given["mipgap"] == 0.01
-    assert report.time_limit == given["tmlim"] and report.status is Status.INFEASIBLE
+    call = glpk.calls[0]
+    # through Pyomo's timelimit (which ends the process 1 s past it), so 1 s less; not also as an option
+    assert type(call["timelimit"]) is int and 1 <= call["timelimit"] <= 8 and "tmlim" not in call["options"]
+    assert call["options"]["mipgap"] == 0.01
+    assert report.time_limit == call["timelimit"] and report.status is Status.INFEASIBLE
     assert native_time_limit("tmlim", 0.3) == 1 and native_time_limit("sec", 14.98) == 14.98
+
+
+def test_glpk_does_not_start_with_less_than_a_second_left(monkeypatch, fresh_install_cache) -> None:
+    """GLPK can be given no less than 1 s: with less left of the budget it does not run (before, it
+    got 1 s anyway, and the cut rounds of a 1 s set-cover fit ran 2 s)."""
+    backend = SOLVERS["glpk"].backends["pyomo"]
+    monkeypatch.setitem(solver_registry._INSTALLED, (backend.interface, backend.engine, backend.module, backend.legacy), True)
+    glpk = StandInSolver()
+    monkeypatch.setattr(pyo, "SolverFactory", lambda name: glpk)
+    report = solve(matrix_milp(), PC.MILP, "glpk", {}, deadline=time.perf_counter() + 0.9)
+    assert not glpk.calls and report.status is Status.NO_SOLUTION and report.termination == "time_limit"
+    assert "whole seconds" in report.note
+
+
+def test_an_executable_past_its_limit_is_ended_and_returns_no_solution(monkeypatch) -> None:
+    """CBC checks its limit only in branch and bound (its first LP and MIP start took 7.8 s under a
+    1.9 s limit); Pyomo ends the process 1 s past the timelimit it is given, which is the time left
+    less 1 s. An ended run has no solution and says so; Pyomo's temporary-file context is closed."""
+    import subprocess
+
+    from pyomo.common.tempfiles import TempfileManager
+
+    from optrules.solvers.pyomo_environ import run_pyomo_legacy
+
+    class Overrunning(StandInSolver):
+        def solve(self, model, **kwargs):
+            self.calls.append({"options": dict(self.options), **kwargs})
+            TempfileManager.push()  # as Pyomo's shell solvers do before they run the executable
+            raise subprocess.TimeoutExpired("cbc", kwargs["timelimit"] + 1)
+
+    cbc = Overrunning()
+    monkeypatch.setattr(pyo, "SolverFactory", lambda name: cbc)
+    depth = len(TempfileManager._context_stack)
+    out = run_pyomo_legacy(pyomo_milp(), SOLVERS["cbc"].backends["pyomo"], {"sec": 5.0}, False, False, False, 5.0)
+    assert cbc.calls[0]["timelimit"] == 4.0 and "sec" not in cbc.calls[0]["options"]
+    assert (out.termination, out.has_solution, out.time_limit) == ("time_limit", False, 4.0)
+    assert "was ended" in out.note and len(TempfileManager._context_stack) == depth
+
+
+@pytest.mark.parametrize(("solver", "options", "message"), [
+    ("cbc", {"time_limt": 10}, "did you mean 'time_limit'"),  # was accepted: an unlimited run, "optimal"
+    ("glpk", {"mip_gpa": 0.1}, "did you mean 'mip_gap'"),  # was refused by glpsol only after the fit's work
+    ("scip", {"time_limt": 10}, "did you mean 'time_limit'"),
+])
+def test_a_misspelt_unified_option_is_named_for_every_solver(solver, options, message) -> None:
+    with pytest.raises(SolverError, match=message):
+        S.check_solver_options(solver, options)
+
+
+def test_cbc_s_own_options_pass_unchecked() -> None:
+    assert S.check_solver_options("cbc", {"sec": 3, "maxNodes": 10})["maxNodes"] == 10
+
+
+@pytest.mark.skipif("ipopt" not in available_solvers(), reason="cyipopt not installed")
+@pytest.mark.parametrize("options", [{"max_itr": 100}, {"max_iter": "abc"}, {"tol": -1.0}])
+def test_ipopt_s_options_are_checked_before_any_work(options) -> None:
+    """A bad Ipopt option raised cyipopt's bare 'Error while assigning an option' after the fit's work."""
+    with pytest.raises(SolverError, match=f"Ipopt refuses option {next(iter(options))!r}"):
+        S.check_solver_options("ipopt", options)
+    assert S.check_solver_options("ipopt", {"max_iter": 50, "tol": 1e-6})["max_iter"] == 50
 
 
 @pytest.mark.parametrize(("log", "expected"), [
@@ -893,7 +955,7 @@ def test_cbc_s_limits_are_named_from_its_log_and_a_relaxation_point_is_no_soluti
     cbc = StandInSolver(raw, "Cbc0010I After 0 nodes\n" + log)
     monkeypatch.setattr(pyo, "SolverFactory", lambda name: cbc)
     out = run_pyomo_legacy(pyomo_milp(), SOLVERS["cbc"].backends["pyomo"], {"sec": 100.0, "maxNodes": 1},
-                           False, False, False)
+                           False, False, False, 100.0)
     assert (out.termination, out.has_solution, out.objective, out.bound) == (expected, False, None, 11.8)
     assert "logfile" in cbc.calls[0]
 

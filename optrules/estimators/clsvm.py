@@ -31,7 +31,6 @@ from optrules.models.cl import ClusterData
 from optrules.models.cl_bigm import MODELLERS
 from optrules.ruleset import Ruleset
 from optrules.solvers import SOLVERS, ProblemClass, check_solver_options
-from optrules.solvers.options import check_unified
 
 __all__ = ["CLSVMClassifier", "CV_FOLDS", "CV_SHARE", "C_GRID"]
 
@@ -161,7 +160,7 @@ class CLSVMClassifier(RulesetClassifier):
         if strategy == "cl-rr" and (self.solver == "ipopt" or (self.solver is None and ipopt_available())):
             if not ipopt_available():  # cl-rr calls cyipopt directly, not through a registry backend
                 raise ValueError("solver 'ipopt' needs cyipopt: pip install cyipopt-wheels (or use solver='scip')")
-            check_unified(self.solver_options)  # the other options are Ipopt's own, passed on
+            check_solver_options("ipopt", self.solver_options)  # Ipopt's own options tried on a scratch problem
             return
         if strategy == "clm-rr" and self.solver is None and interface == "pyomo":
             solver = "highs"

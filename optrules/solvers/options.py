@@ -19,7 +19,7 @@ from typing import Any, Mapping
 from optrules.solvers.registry import OptionTable, SolverError, as_class, backend_for, spec_for
 from optrules.solvers.report import ProblemClass
 
-__all__ = ["UNIFIED", "check_unified", "check_solver_options", "native_options", "native_time_limit",
+__all__ = ["UNIFIED", "WHOLE_SECONDS", "check_unified", "check_solver_options", "native_options", "native_time_limit",
            "with_safe_options"]
 
 UNIFIED = ("time_limit", "mip_gap", "threads", "seed", "verbose")
@@ -72,14 +72,14 @@ def with_safe_options(native: dict[str, Any], safe: Mapping[str, Any], applies: 
     return {**native, **added}, note
 
 
-_WHOLE_SECONDS = frozenset({"tmlim"})  #: native time limits in whole seconds (GLPK's)
+WHOLE_SECONDS = frozenset({"tmlim"})  #: native time limits in whole seconds (GLPK's)
 
 
 def native_time_limit(name: str, seconds: float) -> float:
     """``seconds`` as the native time-limit option ``name`` takes them: GLPK's ``tmlim`` in whole
     seconds (``glpsol`` refuses "14.98"), rounded down to at least 1; any other as they are. (Pyomo's
     own interfaces get the time left when the call starts: ``optrules.solvers.solving``.)"""
-    return max(1, int(seconds)) if name in _WHOLE_SECONDS else seconds
+    return max(1, int(seconds)) if name in WHOLE_SECONDS else seconds
 
 
 def native_options(opts: Mapping[str, Any], table: OptionTable) -> dict[str, Any]:
@@ -120,11 +120,18 @@ def check_solver_options(solver: str, options: Mapping[str, Any] | None,
             checker(native)
         except ImportError:  # not installed: solving raises SolverNotInstalledError with the install hint
             pass
+    elif native:  # a solver that cannot list its options: at least a misspelt unified one is caught
+        for name in native:
+            close = difflib.get_close_matches(name, UNIFIED, n=1, cutoff=0.8)
+            if close:
+                raise SolverError(f"{spec.name} option {name!r} is not a unified option; did you mean {close[0]!r}? "
+                                  f"({spec.name}'s own options are passed on unchecked; unified options: "
+                                  f"{', '.join(UNIFIED)})")
     return opts
 
 
 def _unknown(solver: str, name: str, known: list[str]) -> SolverError:
-    close = difflib.get_close_matches(name, known, n=5, cutoff=0.6)
+    close = difflib.get_close_matches(name, [*UNIFIED, *known], n=5, cutoff=0.6)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return SolverError(f"{solver} has no option {name!r}{hint} (unified options: {', '.join(UNIFIED)})")
 
@@ -227,4 +234,29 @@ def _check_clarabel(native: Mapping[str, Any]) -> None:
         _check_like("Clarabel", name, value, getattr(settings, name))
 
 
-_NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel}
+def _check_ipopt(native: Mapping[str, Any]) -> None:
+    """Each option set on a one-variable scratch problem, as a solve would set it: Ipopt refuses an
+    unknown name, a wrong type or a value out of range alike (cyipopt raises one TypeError for all)."""
+    import cyipopt
+
+    from optrules.solvers.output import silenced
+
+    class Scratch:  # min x^2 over one variable, no constraints: only its options are used
+        def objective(self, x: Any) -> float:
+            return float(x[0] ** 2)
+
+        def gradient(self, x: Any) -> Any:
+            return 2 * x
+
+    with silenced():
+        problem = cyipopt.Problem(n=1, m=0, problem_obj=Scratch(), lb=[-1.0], ub=[1.0])
+        for name, value in native.items():
+            try:
+                problem.add_option(name, value)
+            except TypeError:
+                raise SolverError(f"Ipopt refuses option {name!r} = {value!r}: not one of its options, or a value "
+                                  "of the wrong type or out of range (see the Ipopt options documentation; "
+                                  f"unified options: {', '.join(UNIFIED)})") from None
+
+
+_NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel, "ipopt": _check_ipopt}

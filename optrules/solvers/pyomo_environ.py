@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from optrules.solvers.highs import NO_DUAL_BOUND_NOTE, highs_word
+from optrules.solvers.options import native_time_limit
 from optrules.solvers.registry import Backend, SolverError, version_string
 from optrules.solvers.report import Outcome, finite
 from optrules.solvers.scip import scip_word
@@ -147,20 +148,43 @@ def glpk_log(text: str) -> tuple[str | None, float | None]:
 
 
 def run_pyomo_legacy(model: Any, backend: Backend, native: dict[str, Any], verbose: bool, warm_start: bool,
-                     maximize: bool) -> Outcome:
-    """Solve through the classic Pyomo SolverFactory (CBC, GLPK executables; cyipopt)."""
+                     maximize: bool, time_limit: float | None = None) -> Outcome:
+    """Solve through the classic Pyomo SolverFactory (CBC, GLPK executables; cyipopt).
+
+    ``time_limit``: the seconds left for the solver (already among the ``native`` options). An
+    executable gets them through Pyomo's ``timelimit``, which also ends the process when it runs 1 s
+    (or 1%) past it: CBC checks its limit only in branch and bound, and its first LP solve and MIP
+    start alone took 7.8 s under a 1.9 s limit (measured, german's set cover). So that the process
+    ends by the time left, the solver's own limit is that less the 1 s (at least half of it; GLPK's
+    in whole seconds, at least 1). A process ended so returns no solution. Pyomo's writing of the
+    model file comes before and is not inside either limit."""
+    import subprocess
+
     import pyomo.environ as pyo
+    from pyomo.common.tempfiles import TempfileManager
 
     opt = pyo.SolverFactory(backend.engine)
+    executable = backend.engine in ("cbc", "glpk")
+    if executable and time_limit is not None:
+        native = {k: v for k, v in native.items() if k != backend.options["time_limit"]}
     opt.options.update(native)
     kwargs: dict[str, Any] = {"tee": verbose, "load_solutions": False}
     if warm_start and opt.warm_start_capable():
         kwargs["warmstart"] = True
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "solver.log"
-        if backend.engine in ("cbc", "glpk"):
+        if executable:
             kwargs["logfile"] = str(log)
-        results = opt.solve(model, **kwargs)
+            if time_limit is not None:
+                time_limit = kwargs["timelimit"] = native_time_limit(backend.options["time_limit"],
+                                                                     max(time_limit - 1, time_limit / 2))
+        try:
+            results = opt.solve(model, **kwargs)
+        except subprocess.TimeoutExpired:
+            TempfileManager.pop(remove=True)  # the files of the call, which Pyomo leaves when the process is ended
+            return Outcome("time_limit", False, version=version_string(backend), time_limit=time_limit,
+                           note=f"{backend.engine} ran past its {time_limit:.3g} s limit and was ended; no "
+                                "solution was read")
         text = log.read_text() if log.exists() else ""
     raw = str(results.solver.termination_condition)
     termination = _word(_LEGACY_WORDS, raw, backend.engine)
@@ -176,4 +200,5 @@ def run_pyomo_legacy(model: Any, backend: Backend, native: dict[str, Any], verbo
     if has_solution:
         model.solutions.load_from(results)
         objective = objective_value(model)
-    return Outcome(termination, has_solution, finite(objective), bound, version_string(backend, opt.version()))
+    return Outcome(termination, has_solution, finite(objective), bound, version_string(backend, opt.version()),
+                   time_limit=time_limit)

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from optrules.solvers.cvxpy_backend import run_cvxpy
 from optrules.solvers.highs import run_highs
-from optrules.solvers.options import check_unified, native_options, native_time_limit
+from optrules.solvers.options import WHOLE_SECONDS, check_unified, native_options, native_time_limit
 from optrules.solvers.pyomo_environ import run_pyomo, run_pyomo_legacy
 from optrules.solvers.registry import Backend, SolverError, as_class, backend_for, version_string
 from optrules.solvers.report import GAP_EPS, Outcome, ProblemClass, SolveReport, Status, relative_gap
@@ -207,12 +207,18 @@ def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], v
         if deadline is not None and backend.options.get("time_limit"):
             native = dict(native)
             name = backend.options["time_limit"]
-            limit = native[name] = native_time_limit(name, max(deadline - time.perf_counter(), 1e-3))
+            left = deadline - time.perf_counter()
+            if name in WHOLE_SECONDS and left < 1:
+                return Outcome("time_limit", False, version=version, solve_seconds=0.0, time_limit=0.0,
+                               note=f"{solver} takes its time limit in whole seconds and less than one was "
+                                    "left of the budget; it did not run")
+            limit = native[name] = native_time_limit(name, max(left, 1e-3))
         if backend.legacy:
-            out = run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize)
+            out = run_pyomo_legacy(model, backend, native, verbose, warm_start, maximize, limit)
         else:
             out = run_pyomo(model, backend, native, verbose, warm_start)
-        out.time_limit = limit
+        if out.time_limit is None:  # the solver's own limit, where the interface did not set a smaller one
+            out.time_limit = limit
         return out
     except SolverError:
         raise
