@@ -114,12 +114,12 @@ class ColumnGenerationClassifier(RulesetClassifier):
     def _check_params(self) -> None:
         check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.LP)
         check_exact_options(self.solver, self.solver_options, self.modeller, ProblemClass.MILP)
-        if self.modeller == "cvxpy" and self.solver == "scip":
-            raise ValueError("cvxpy's SCIP interface returns no LP duals for the master; use solver='highs' "
-                             "(or clarabel with modeller='cvxpy')")
-        if self.modeller == "pyomo" and self.solver != "highs":
-            raise ValueError(f"the master LP's duals are read from HiGHS when modeller='pyomo'; solver={self.solver!r} "
-                             "needs modeller='cvxpy' (whose LP duals come from the solver through cvxpy)")
+        # one solver takes the master LP, whose duals price the columns, and the integer master (a MILP)
+        if (self.modeller == "cvxpy" and self.solver == "scip") or (self.modeller == "pyomo" and self.solver != "highs"):
+            raise ValueError(f"brcg needs the master LP's duals and solves its integer master with the same solver; "
+                             f"solver={self.solver!r} with modeller={self.modeller!r} gives no duals (cvxpy's SCIP "
+                             "interface returns none, and through Pyomo they are read from HiGHS only): use "
+                             "solver='highs', with either modeller")
         pricing_options = self.pricing_options
         if pricing_options is None and self.pricing_solver == self.solver:
             pricing_options = {k: v for k, v in (self.solver_options or {}).items() if k != "time_limit"}

@@ -587,7 +587,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             if pricing == "beam":
                 return None, "the beam search found no improving column (heuristic pricing: no bound)"
             if loop_deadline is not None and time.perf_counter() >= loop_deadline:
-                return None, "time limit"
+                return None, "time_limit"
             with budget.stage("pricing"):
                 progress.exact_calls += 1
                 exact, status = _exact_pricing(pricing, truth, gain[rows], kappa, max_literals, columns_per_iteration,
@@ -620,19 +620,19 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
 
     lp_value: float | None = None
     certificate: str | None = None
-    stop_reason = "iteration limit"
+    stop_reason = "iteration_limit"
     # one BLAS thread: the pricing's products are small, and BLAS threads waiting for a core of a
     # busy machine made an exact pricing of 10,000 rows take 15 s instead of 2 s (measured)
     with threadpool_limits(limits=1, user_api="blas"):
         while max_iterations is None or progress.iterations < max_iterations:
             if loop_deadline is not None and time.perf_counter() >= loop_deadline:
-                stop_reason = "time limit"
+                stop_reason = "time_limit"
                 break
             progress.iterations += 1
             with budget.stage("master"):
                 report = master.solve_lp(master_solver, options, loop_deadline)
             if report.status is not Status.OPTIMAL:
-                stop_reason = ("time limit" if report.termination == "time_limit"
+                stop_reason = ("time_limit" if report.termination == "time_limit"
                                else f"master LP {report.status.value} ({report.termination})")
                 break
             lp_value = report.objective
@@ -673,12 +673,19 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
         with budget.stage("integer_master"):
             final = solve(master.model, master.problem_class, solver, options, warm_start=True,
                           deadline=budget.deadline)
-        if final.has_solution and final.objective <= start_objective + 1e-9 * max(1.0, abs(start_objective)):
-            chosen = np.flatnonzero(master.values() > 0.5)
-        else:
+        tolerance = 1e-9 * max(1.0, abs(start_objective))
+        if not final.has_solution or final.objective > start_objective + tolerance:
             fallback = "start"
             reason = (f"{solver} returned no better solution ({final.status.value}: {final.termination}); "
                       "the greedy selection over the generated clauses is returned")
+        elif final.status is not Status.OPTIMAL and final.objective >= start_objective - tolerance:
+            # a stop at a limit whose incumbent is no better than the start: the start, said as such,
+            # as setcover and clm say it
+            fallback = "start"
+            reason = (f"{solver} stopped ({final.termination}) with no incumbent better than the greedy selection "
+                      "over the generated clauses, which is returned")
+        else:
+            chosen = np.flatnonzero(master.values() > 0.5)
     selected = [clauses[k] for k in chosen.tolist()]
     objective = rule_objective(problem, selected, penalty)
     if best_bound is not None and _integral(problem, penalty):
