@@ -26,7 +26,8 @@ import pandas as pd
 
 from optrules.classes import minority_class
 from optrules.exceptions import CategoryWarning
-from optrules.ruleset import CategoricalCondition, Condition, Ruleset, column_positions, factorize_labels
+from optrules.ruleset import (CategoricalCondition, Condition, Ruleset, column_positions, factorize_labels,
+                              match_by_text)
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
            "binarize_target", "class_order", "group_categories", "align_categories"]
@@ -494,7 +495,8 @@ def align_categories(X: pd.DataFrame, schema: Schema, categories: Mapping[str, t
         unseen = [k for k, v in enumerate(values) if v not in known]
         if not unseen:
             continue
-        matches = _matches_by_text(feature, {k: values[k] for k in unseen}, categories[feature])
+        matches = match_by_text(feature, {k: values[k] for k in unseen},
+                                [c for c in categories[feature] if c is not OTHER])
         if matches:
             aligned = values.copy()
             for k, category in matches.items():
@@ -510,52 +512,6 @@ def align_categories(X: pd.DataFrame, schema: Schema, categories: Mapping[str, t
     if notes:
         warnings.warn("; ".join(notes), CategoryWarning, stacklevel=4)
     return out
-
-
-def _text(value: Any) -> str:
-    """How a value is written: its ``str`` (numpy scalars as the Python value)."""
-    return str(_plain(value))
-
-
-def _other_spelling(value: Any) -> str | None:
-    """An integral number's other spelling (``'1.0'`` for ``1``, ``'1'`` for ``1.0``), else None."""
-    plain = _plain(value)
-    if isinstance(plain, float) and plain.is_integer():
-        return str(int(plain))
-    if isinstance(plain, int) and not isinstance(plain, bool) and abs(plain) <= 2 ** 53:
-        return str(float(plain))
-    return None
-
-
-def _matches_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[Hashable]) -> dict[int, Any]:
-    """Position -> the one training category written as that unseen value; ``ValueError`` for several.
-
-    A value is matched first to the categories whose ``str`` equals its own; when there is none,
-    to those whose ``str`` equals its other spelling, or whose other spelling equals its ``str``.
-    """
-    written: dict[str, list[Any]] = {}
-    spelled: dict[str, list[Any]] = {}
-    for category in categories:
-        if category is OTHER:
-            continue
-        written.setdefault(_text(category), []).append(category)
-        spelling = _other_spelling(category)
-        if spelling is not None:
-            spelled.setdefault(spelling, []).append(category)
-    matches = {}
-    for k, value in unseen.items():
-        text, spelling = _text(value), _other_spelling(value)
-        candidates = written.get(text, [])
-        if not candidates:
-            respelled = written.get(spelling, []) if spelling is not None else []
-            candidates = list(dict.fromkeys([*respelled, *spelled.get(text, [])]))
-        if len(candidates) > 1:
-            raise ValueError(f"feature {feature!r}: the value {_plain(value)!r} was never seen in training and is "
-                             f"written as several training categories {candidates}; convert the column to the "
-                             "type it had in training")
-        if candidates:
-            matches[k] = candidates[0]
-    return matches
 
 
 def _unseen_note(feature: str, codes: np.ndarray, values: np.ndarray, unseen: list[int]) -> str | None:

@@ -100,6 +100,69 @@ def _to_python(value: Any) -> Any:
     return value
 
 
+def _written(value: Any) -> str:
+    """How a value is written: its ``str`` (numpy scalars as the Python value)."""
+    return str(_to_python(value))
+
+
+def _other_spelling(value: Any) -> str | None:
+    """An integral number's other spelling (``'1.0'`` for ``1``, ``'1'`` for ``1.0``), else None."""
+    plain = _to_python(value)
+    if isinstance(plain, float) and plain.is_integer():
+        return str(int(plain))
+    if isinstance(plain, int) and not isinstance(plain, bool) and abs(plain) <= 2 ** 53:
+        return str(float(plain))
+    return None
+
+
+def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[Hashable]) -> dict[int, Any]:
+    """Key -> the one category of ``categories`` written as the value ``unseen[key]`` (a value equal to
+    none of them); ``ValueError`` when several are. A value is matched first to the categories whose
+    ``str`` equals its own (``3`` to ``'3'``, as a CSV read back gives it); when there is none, to
+    those whose ``str`` equals its other spelling, or whose other spelling equals its ``str``
+    (``3.0`` to ``'3'``: a column of codes with missing values reads as floats)."""
+    written: dict[str, list[Any]] = {}
+    spelled: dict[str, list[Any]] = {}
+    for category in categories:
+        written.setdefault(_written(category), []).append(category)
+        spelling = _other_spelling(category)
+        if spelling is not None:
+            spelled.setdefault(spelling, []).append(category)
+    matches = {}
+    for key, value in unseen.items():
+        text, spelling = _written(value), _other_spelling(value)
+        candidates = written.get(text, [])
+        if not candidates:
+            respelled = written.get(spelling, []) if spelling is not None else []
+            candidates = list(dict.fromkeys([*respelled, *spelled.get(text, [])]))
+        if len(candidates) > 1:
+            raise ValueError(f"feature {feature!r}: the value {_to_python(value)!r} was never seen in training and "
+                             f"is written as several training categories {candidates}; convert the column to the "
+                             "type it had in training")
+        if candidates:
+            matches[key] = candidates[0]
+    return matches
+
+
+def _as_categories(feature: str, column: np.ndarray, categories: set[Any]) -> np.ndarray:
+    """``column`` with every value that equals no category of ``categories`` but is written as one
+    replaced by that category (:func:`match_by_text`); missing values and values written as none
+    are left as they are. A copy only when something is replaced."""
+    codes, uniques = pd.factorize(pd.Series(np.asarray(column, dtype=object)), use_na_sentinel=True)
+    values = np.asarray(uniques, dtype=object)
+    unseen = {k: v for k, v in enumerate(values) if v not in categories}
+    matches = match_by_text(feature, unseen, list(categories)) if unseen else {}
+    if not matches:
+        return column
+    for k, category in matches.items():
+        values[k] = category
+    aligned = np.empty(len(codes), dtype=object)
+    aligned[codes >= 0] = values[codes[codes >= 0]]
+    missing = codes < 0
+    aligned[missing] = np.asarray(column, dtype=object)[missing]
+    return aligned
+
+
 def column_positions(X: pd.DataFrame, features: Iterable[str]) -> dict[str, int]:
     """The position of each of ``features`` among the columns of X, matched by name as text (the
     column ``0`` is the feature ``"0"``); features X lacks are left out. A feature that two columns
@@ -854,14 +917,35 @@ class Ruleset:
 
     # ------------------------------------------------------------------ evaluation
     def _columns(self, X: Any, needed: Iterable[str]) -> dict[str, np.ndarray]:
-        """The columns of X that the rules read, found by name (DataFrame) or position (array)."""
+        """The columns of X that the rules read, found by name (DataFrame) or position (array). In a
+        column that categorical conditions read, a value equal to none of their categories but written
+        as one (``3`` for ``'3'``, as a CSV read back gives it) is taken as that category
+        (:func:`match_by_text`), as the estimators' ``predict`` takes it."""
         needed = list(dict.fromkeys(needed))
         if isinstance(X, pd.DataFrame):
             position = column_positions(X, needed)
             missing = [f for f in needed if f not in position]
             if missing:
                 raise ValueError(f"X is missing feature column(s) {missing} used by the rules")
-            return {f: X.iloc[:, position[f]].to_numpy() for f in needed}
+            columns = {f: X.iloc[:, position[f]].to_numpy() for f in needed}
+        else:
+            columns = self._array_columns(X, needed)
+        for feature, categories in self._categories_read().items():
+            if feature in columns:
+                columns[feature] = _as_categories(feature, columns[feature], categories)
+        return columns
+
+    def _categories_read(self) -> dict[str, set[Any]]:
+        """Feature -> the categories its categorical conditions name."""
+        named: dict[str, set[Any]] = {}
+        for rule in self.rules:
+            for condition in rule.conditions:
+                if isinstance(condition, CategoricalCondition):
+                    named.setdefault(condition.feature, set()).update(condition.categories)
+        return named
+
+    def _array_columns(self, X: Any, needed: list[str]) -> dict[str, np.ndarray]:
+        """The columns of an array X by position, in the order of ``features``."""
         array = np.asarray(X, dtype=object) if not isinstance(X, np.ndarray) else X
         if array.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {array.shape}")
