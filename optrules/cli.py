@@ -31,7 +31,6 @@ from optrules.registry import METHODS, default_methods, make_estimator
 from optrules.version import package_version
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 
 #: What ``optrules --help`` says the package does (plain text: argparse prints it as it is).
@@ -82,20 +81,11 @@ def _load_data(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.Series]:
     return Path(args.csv).name, X, y
 
 
-def _metrics(y_true: np.ndarray, y_pred: np.ndarray, positive: Any) -> dict[str, float]:
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
-
-    return {
-        "accuracy": accuracy_score(y_true, y_pred),
-        "balanced_accuracy": balanced_accuracy_score(y_true, y_pred),
-        "f1": f1_score(y_true == positive, y_pred == positive, zero_division=0.0),
-    }
-
-
 def _fit_command(args: argparse.Namespace) -> int:
     from sklearn.model_selection import train_test_split
 
     from optrules.experiments.report import exact_summary
+    from optrules.experiments.run import test_scores
 
     _check_data_arguments(args)
     params = dict(args.param or [])
@@ -122,9 +112,12 @@ def _fit_command(args: argparse.Namespace) -> int:
           f"positive class {positive!r}\n")
     print(ruleset)
     print()
-    train = _metrics(y_train.to_numpy(), estimator.predict(X_train), positive)
-    test = _metrics(y_test.to_numpy(), estimator.predict(X_test), positive)
-    print(f"{'':10s}{'accuracy':>10s}{'bal. acc.':>11s}{'F1':>8s}")
+    # scored as compare and run score: a binary method on its task, the positive class against the rest
+    one_vs_rest = ruleset.positive is not None
+    train = test_scores(y_train.to_numpy(), estimator.predict(X_train), positive, one_vs_rest)
+    test = test_scores(y_test.to_numpy(), estimator.predict(X_test), positive, one_vs_rest)
+    task = f" ({positive!r} against the rest)" if one_vs_rest and y.nunique() > 2 else ""
+    print(f"{'':10s}{'accuracy':>10s}{'bal. acc.':>11s}{'F1':>8s}{task}")
     for name, values in (("train", train), ("test", test)):
         print(f"{name:10s}{values['accuracy']:10.3f}{values['balanced_accuracy']:11.3f}{values['f1']:8.3f}")
     if ruleset.kind == "score":

@@ -147,3 +147,23 @@ def test_fit_of_a_randomised_method_is_reproducible_with_its_seed(capsys):
     assert runs[0] == runs[1]
     assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--param", "random_state=4"]) == 0
     assert "IF " in capsys.readouterr().out  # an explicit random_state is taken as given
+
+
+def test_fit_scores_a_binary_method_on_its_task_as_compare_does(capsys):
+    """On car_evaluation (4 classes) a rule set predicts 'vgood' or one stand-in class: fit printed its
+    accuracy against all four labels (every row of the other two classes an error), compare and run
+    score it positive against the rest. The printed test accuracy is that one-vs-rest figure."""
+    from sklearn.model_selection import train_test_split
+
+    import optrules
+
+    assert main(["fit", "--dataset", "car_evaluation", "--method", "setcover-greedy", "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "('vgood' against the rest)" in out
+    printed = [float(v) for v in next(line for line in out.splitlines() if line.startswith("test")).split()[1:]]
+    X, y = optrules.load("car_evaluation")
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    predicted = optrules.fit(X_train, y_train, method="setcover-greedy").predict(X_test) == "vgood"
+    truth = (y_test == "vgood").to_numpy()
+    assert printed[0] == pytest.approx((predicted == truth).mean(), abs=5e-4)
+    assert printed[0] > 0.9  # against all four labels it printed 0.699
