@@ -1306,3 +1306,20 @@ def test_progress_off_a_terminal_is_one_line_per_fit(capsys, monkeypatch):
     assert re.fullmatch(r"\[[12]/2\] monk1 setcover-greedy fold [01]: \w+, F1 [\d.]+, [\d.]+ s", lines[0])
     run(config, verbose=False)
     assert not [line for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+
+
+def test_a_method_s_own_positive_is_still_scored_on_the_dataset_s_positive_class():
+    """A method with params.positive learns that class; its F1 column used to be that class's F1,
+    beside baselines and methods scored on the dataset's positive class. Now every row is scored on
+    the dataset's: the F1 of the predictions for it, recomputed here from the predictions."""
+    from sklearn.metrics import f1_score
+
+    config = load_config(small_config(datasets=[{"name": "monk1", "positive": "1"}],
+                                      methods=[{"name": "setcover-greedy", "params": {"positive": "0"}}]))
+    rows = run(config, verbose=False)
+    tasks = _tasks(config, config.datasets[0], *config.datasets[0].load())
+    assert len(tasks) == len(rows)
+    for task, row in zip(tasks, rows.itertuples()):
+        predicted = task.estimator.fit(task.X_train, task.y_train).predict(task.X_test)
+        assert task.positive == "1" and task.estimator.positive == "0"
+        assert row.f1 == pytest.approx(f1_score(task.y_test == "1", predicted == "1"))

@@ -265,7 +265,9 @@ def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: p
             resolved = replace(method, params=params)
             setup = {"protocol": protocol.to_dict(), "dataset": dataset_entry,
                      "method": {k: v for k, v in resolved.to_dict().items() if k != "isolate"}}
-            tasks.append(Task(dataset.name, resolved, fold, params.get("positive", dataset.positive),
+            # scored on the dataset's positive class, as every column and baseline of the tables is,
+            # even where a method's own `positive` makes it learn another class against the rest
+            tasks.append(Task(dataset.name, resolved, fold, dataset.positive,
                               X.iloc[train], y.iloc[train], X.iloc[test], y.iloc[test],
                               make_estimator(method.name, **params), method.exact, setup))
     return tasks
