@@ -1189,7 +1189,11 @@ def _certainty_rows(statuses, gaps, fallbacks):
     (["feasible", "no_solution"], [None, None], ["start", "start"], " ⏱2/2 no bound ↩2"),
     (["feasible", "feasible", "optimal"], [0.2, None, 0.0], [None, None, None], " ⏱2/3 20.0% (1 no bound)"),
     (["optimal", "timeout"], [0.0, None], [None, None], " ✓"),  # a failed fit is counted by [k/n fits]
-    (["optimal", "optimal"], [0.0, 5e-5], [None, None], " ⏱1/2 0.0%"),  # within HiGHS' gap tolerance: not proven
+    # within HiGHS' gap tolerance: not proven, and its gap shown as it is, not as "0.0%"
+    (["optimal", "optimal"], [0.0, 5e-5], [None, None], " ⏱1/2 0.005%"),
+    # stopped at a limit with an incumbent its bound proves (gap 0): proven, as the legend says
+    (["feasible", "optimal"], [0.0, 0.0], [None, None], " ✓"),
+    (["feasible"], [0.0], ["start"], " ✓ ↩1"),  # a start its bound proves optimal; still said to be the start
 ])
 def test_certainty_marks(statuses, gaps, fallbacks, mark):
     from optrules.experiments.report import certainty_mark
@@ -1323,3 +1327,20 @@ def test_a_method_s_own_positive_is_still_scored_on_the_dataset_s_positive_class
         predicted = task.estimator.fit(task.X_train, task.y_train).predict(task.X_test)
         assert task.positive == "1" and task.estimator.positive == "0"
         assert row.f1 == pytest.approx(f1_score(task.y_test == "1", predicted == "1"))
+
+
+def test_accuracies_over_all_classes_are_marked_beside_one_vs_rest_ones(tmp_path):
+    """On car_evaluation (4 classes) a decision list's accuracy is over all the classes, a rule set's
+    positive against the rest: the column says which, and the report marks the list's cells."""
+    config = small_config(datasets=[{"name": "car_evaluation", "positive": "good"}],
+                          methods=[{"name": "setcover-greedy"}, {"name": "prepend"}])
+    rows = run(config, out=tmp_path, verbose=False)
+    by_method = rows.groupby("method")["all_classes"].agg(set)
+    assert by_method["prepend"] == {True} and by_method["setcover-greedy"] == {False}
+    report = (tmp_path / "report.md").read_text()
+    accuracy = report.split("## Accuracy")[1].split("##")[0]
+    line = next(row for row in accuracy.splitlines() if row.startswith("| car_evaluation"))
+    cells = line.split("|")[2:4]
+    assert "(all classes)" not in cells[0] and "(all classes)" in cells[1]
+    f1 = report.split("## F1-score of the positive class")[1].split("##")[0]
+    assert "(all classes)" not in f1

@@ -69,11 +69,16 @@ MARKERS = (
     "scorecard), nothing failed; `∅k`: on k folds the model is degenerate, it predicts one class on every "
     "training and test row (a set or list without a rule does), it is never bold on a complexity measure "
     "and ranks behind every other model there; `⚠k`: on k folds the fit warned (the `warnings` column of "
-    "results.csv says why). **Bold**: the best mean as printed, with the ranks computed from the same "
+    "results.csv says why); `(all classes)`: on a dataset of more than two classes the method (a decision "
+    "list) was scored on all the classes, where the other cells are the positive class against the rest: "
+    "a different task, ranked and tested beside them all the same (the `all_classes` column of results.csv). "
+    "**Bold**: the best mean as printed, with the ranks computed from the same "
     "rounded means; (baseline) columns are trivial models on the same test folds, never bold or ranked.")
+#: The metrics that a multi-class method is scored on over all the classes (F1 is always the positive class's).
+ALL_CLASS_METRICS = ("accuracy", "balanced_accuracy")
 
 CERTAINTY_LEGEND = (
-    "Exact methods: ✓ every fold proven optimal (gap 0); ⏱k/n: k of n folds not proven optimal (stopped "
+    "Exact methods: ✓ every fold proven optimal (gap 0 to a bound, or the solver's proof); ⏱k/n: k of n folds not proven optimal (stopped "
     "at a time, node or gap limit, or, for column generation, a gap left between the integer master and "
     "the bound over all conjunctions), with g% their mean gap to the best bound "
     "(\"no bound\": the solver had none on some); ↩k: on k folds the solver found nothing better than "
@@ -85,13 +90,16 @@ def _is(value: Any, text: str) -> bool:
 
 
 def _proven(rows: pd.DataFrame, suffix: str = "") -> pd.Series:
-    """Rows whose solution is the solver's own, proven optimal: status optimal, gap 0 (or no gap
-    recorded), no fallback. A stop within a gap tolerance (status optimal, gap > 0) is not proven."""
+    """Rows whose solution is proven optimal: status optimal with no gap recorded and no fallback, or a
+    gap of 0 to a bound whatever the status (a stop at a limit whose incumbent, the method's own or
+    its start, the bound proves, e.g. the LP bound of the cut rounds). A stop within a gap tolerance
+    (status optimal, gap > 0) is not proven."""
     status = rows[f"status{suffix}"]
     gap = (pd.to_numeric(rows[f"gap{suffix}"], errors="coerce") if f"gap{suffix}" in rows
            else pd.Series(np.nan, index=rows.index))
     fallback = rows[f"fallback{suffix}"] if f"fallback{suffix}" in rows else pd.Series(None, index=rows.index)
-    return status.map(lambda s: _is(s, "optimal")) & (gap.isna() | (gap <= 1e-9)) & fallback.isna()
+    closed = gap.notna() & (gap <= 1e-9)
+    return (status.map(lambda s: _is(s, "optimal")) & gap.isna() & fallback.isna()) | closed
 
 
 def certainty_mark(rows: pd.DataFrame) -> str:
@@ -101,18 +109,18 @@ def certainty_mark(rows: pd.DataFrame) -> str:
         return ""
     fallback = fitted["fallback"].notna() if "fallback" in fitted else pd.Series(False, index=fitted.index)
     proven = _proven(fitted)
+    returned = f" ↩{int(fallback.sum())}" if fallback.any() else ""
     if proven.all():
-        return " ✓"
+        return " ✓" + returned
     stopped = fitted[~proven]
     mark = f" ⏱{len(stopped)}/{len(fitted)}"
     gaps = pd.to_numeric(stopped["gap"], errors="coerce") if "gap" in stopped else pd.Series(dtype=float)
     if gaps.notna().any():
-        mark += f" {100 * gaps.mean():.1f}%"
+        mean = 100 * gaps.mean()
+        mark += f" {mean:.2g}%" if 0 < mean < 0.05 else f" {mean:.1f}%"  # a gap within a tolerance is not "0.0%"
     if gaps.isna().any():
         mark += " no bound" if gaps.isna().all() else f" ({int(gaps.isna().sum())} no bound)"
-    if fallback.any():
-        mark += f" ↩{int(fallback.sum())}"
-    return mark
+    return mark + returned
 
 
 def _cells(results: pd.DataFrame, metric: str) -> tuple[list[str], list[str], dict[str, pd.DataFrame]]:
@@ -194,6 +202,8 @@ def summary_table(results: pd.DataFrame, metric: str, baselines: pd.DataFrame | 
             marks += f" ∅{cells['degenerate'].at[d, m]}"
         warned = int(rows["warnings"].notna().sum()) if "warnings" in rows else 0
         marks += f" ⚠{warned}" if warned else ""
+        if metric in ALL_CLASS_METRICS and "all_classes" in rows and rows["all_classes"].eq(True).any():
+            marks += " (all classes)"
         if ran == failed:
             return "-" + marks
         if not cells["applies"].at[d, m]:

@@ -64,7 +64,7 @@ STAGE_COLUMNS = ("exact_seconds", "build_seconds", "load_seconds", "cut_seconds"
 #: ``complexity``, the share of relevant dummies); ``degenerate`` is True for a model that predicts one
 #: class on every training and test row (every set or list without a rule does), however it scores.
 COLUMNS = ("dataset", "method", "exact", "fold", "n_train", "n_test", "f1", "accuracy", "balanced_accuracy",
-           "n_rules", "n_atoms", "avg_atoms", "complexity", "degenerate", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
+           "all_classes", "n_rules", "n_atoms", "avg_atoms", "complexity", "degenerate", "fit_seconds", *SOLVE_COLUMNS, "time_limit",
            *STAGE_COLUMNS, "warnings", "error")
 #: The ``status`` of a fit that gave no classifier: an exception recorded (``on_error = "record"``), an
 #: isolated fit whose process died, or one killed at its timeout. Their metrics are NaN.
@@ -347,7 +347,7 @@ def failed_outcome(task: Task, status: str, error: str, seconds: float) -> Outco
         **_task_columns(task),
         **dict.fromkeys(("f1", "accuracy", "balanced_accuracy", "n_rules", "n_atoms", "avg_atoms", "complexity"),
                         nan),
-        "degenerate": None,
+        "all_classes": None, "degenerate": None,
         "fit_seconds": seconds, **dict.fromkeys(SOLVE_COLUMNS), "time_limit": None,
         **dict.fromkeys(STAGE_COLUMNS), "status": status, "warnings": None, "error": error,
         **{META_PREFIX + key: None for key in task.method.meta},
@@ -376,9 +376,11 @@ def fit_and_score(task: Task) -> Outcome:
         raise FitError(f"{task.method.label} on {task.dataset}, fold {task.fold}: "
                        f"{type(error).__name__}: {error}") from error
     ruleset = estimator.ruleset_
+    one_vs_rest = ruleset.positive is not None
     row = {
         **_task_columns(task),
-        **test_scores(task.y_test.to_numpy(), np.asarray(predictions), task.positive, ruleset.positive is not None),
+        **test_scores(task.y_test.to_numpy(), np.asarray(predictions), task.positive, one_vs_rest),
+        "all_classes": not one_vs_rest and task.y_train.nunique() > 2,
         "n_rules": float("nan") if ruleset.kind == "score" else ruleset.n_rules,
         "n_atoms": float("nan") if ruleset.kind == "score" else ruleset.n_atoms,
         "avg_atoms": float("nan") if ruleset.kind == "score" else float(ruleset.avg_atoms),
