@@ -96,8 +96,10 @@ def _fit_command(args: argparse.Namespace) -> int:
     accepted = METHODS[args.method].estimator().get_params()
     if args.positive is not None and "positive" in accepted:
         params.setdefault("positive", args.positive)
-    if "random_state" in accepted:  # a randomised method: --seed makes the whole command reproducible
-        params.setdefault("random_state", args.seed)
+    if "random_state" in accepted:  # a randomised method: --seed makes the whole command reproducible,
+        from optrules.experiments.config import method_seed  # with the random_state compare gives it
+
+        params.setdefault("random_state", method_seed(args.seed, 0))
     estimator = make_estimator(args.method, **params)  # every parameter checked before the data is read
     name, X, y = _load_data(args)
     positive = args.positive if args.positive is not None else y.attrs.get("positive")
@@ -214,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="wall-clock seconds for the exact part of the fit (warm start, model load, solve)")
     fit.add_argument("--test-size", type=float, default=0.3)
     fit.add_argument("--seed", type=int, default=0,
-                     help="seed of the split and of a randomised method (default 0)")
+                     help="seed of the split and of a randomised method, whose random_state is derived "
+                          "from it as optrules compare derives it (default 0)")
     fit.set_defaults(run=_fit_command)
     comparison = commands.add_parser(
         "compare", help="fit the default exact and heuristic methods on one dataset, print a table and rules",

@@ -167,3 +167,21 @@ def test_fit_scores_a_binary_method_on_its_task_as_compare_does(capsys):
     truth = (y_test == "vgood").to_numpy()
     assert printed[0] == pytest.approx((predicted == truth).mean(), abs=5e-4)
     assert printed[0] > 0.9  # against all four labels it printed 0.699
+
+
+def test_fit_reproduces_the_rules_compare_prints_for_a_randomised_method(capsys):
+    """compare gave randomised methods a random_state derived from its seed and fit the seed itself,
+    so fit's libre rules differed from compare's on the same split; both derive it the same way now,
+    and compare's header says which it was."""
+    from optrules.experiments.config import method_seed
+
+    assert main(["compare", "heart_statlog", "--methods", "libre", "--seed", "0"]) == 0
+    compared = capsys.readouterr().out
+    assert f"random_state {method_seed(0, 0)}" in compared
+    assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--seed", "0"]) == 0
+    fitted = capsys.readouterr().out
+    rules = fitted.split("\n\n")[1]  # the Ruleset as printed, between the header and the scores
+    assert rules.startswith("IF") and rules in compared
+    # with random_state = the seed itself (fit before) the rules on heart_statlog differ
+    assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--seed", "0", "--param", "random_state=0"]) == 0
+    assert capsys.readouterr().out.split("\n\n")[1] not in compared

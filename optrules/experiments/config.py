@@ -68,7 +68,7 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, from PyPI
     import tomli as tomllib
 
-__all__ = ["ConfigError", "DatasetSpec", "Execution", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol",
+__all__ = ["ConfigError", "DatasetSpec", "Execution", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol", "method_seed",
            "default_pairs", "load_config"]
 
 #: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
@@ -180,6 +180,13 @@ class MethodSpec:
         return entry
 
 
+def method_seed(seed: int, fold: int) -> int:
+    """The ``random_state`` a randomised method gets on fold ``fold`` of a protocol seeded ``seed``: set
+    by the two alone, so it does not depend on where or in which order the fits run. ``optrules
+    compare`` and ``optrules fit`` use fold 0 of their seed, so their rules agree."""
+    return int(np.random.SeedSequence([seed, fold]).generate_state(1)[0])
+
+
 @dataclass(frozen=True)
 class Protocol:
     """Stratified k-fold (``kind="kfold"``, ``folds``) or ``repeats`` random splits with ``train_size``
@@ -222,9 +229,8 @@ class Protocol:
         return kept
 
     def method_seed(self, fold: int) -> int:
-        """The ``random_state`` given to randomised methods on fold ``fold``: set by the seed alone,
-        so it does not depend on where or in which order the fits run."""
-        return int(np.random.SeedSequence([self.seed, fold]).generate_state(1)[0])
+        """The ``random_state`` given to randomised methods on fold ``fold`` (:func:`method_seed`)."""
+        return method_seed(self.seed, fold)
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "kfold":
