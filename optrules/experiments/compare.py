@@ -41,9 +41,9 @@ class Comparison:
         solver_width = max([len("solver")] + [len(_text(v)) for v in self.results["solver"]]) + 2
         status_width = max([len("status")] + [len(_text(v)) + 1 for v in self.results["status"]]) + 2
         lines = [f"# {self.dataset}: {first['n_train']} training / {first['n_test']} test samples "
-                 f"(stratified hold-out, seed {self.seed}; randomised methods get random_state "
-                 f"{method_seed(self.seed, 0)}, as `optrules fit --seed {self.seed}` gives them), "
-                 f"positive class {self.positive!r}", "",
+                 f"(stratified hold-out, seed {self.seed}), positive class {self.positive!r}",
+                 f"# randomised methods: random_state {method_seed(self.seed, 0)}, as `optrules fit --seed "
+                 f"{self.seed}` gives them", "",
                  f"{'method':18s}{'kind':>10s}{'F1':>7s}{'acc.':>7s}{'bal.acc.':>9s}{'rules':>7s}"
                  f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':{solver_width}s}{'status':{status_width}s}"
                  f"{'objective':>11s}{'bound':>11s}{'gap':>8s}"]
