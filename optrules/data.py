@@ -236,6 +236,17 @@ class BinaryTarget:
     classes: tuple[Hashable, ...]
 
 
+def matching_label(value: Hashable, labels: Sequence[Hashable]) -> Hashable | None:
+    """The label of ``labels`` that ``value`` names: the one equal to it (the label itself: ``1``, not an
+    equal ``1.0`` or ``True``), else the one written as it (``1`` for the label ``'1'``, as a number in
+    a configuration or a ``--param`` names a label read as text; :func:`match_by_text`), else None."""
+    value = _plain(value)
+    for label in labels:
+        if label == value:
+            return label
+    return match_by_text("label", {0: value}, list(labels)).get(0)
+
+
 def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> BinaryTarget:
     """Pick the positive class (default: the minority class; ties go to the last class in sorted order)."""
     codes, distinct = factorize_labels(_object_vector(labels))
@@ -246,10 +257,10 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> Bin
     if positive is None:
         positive = minority_class(counts, classes)
     else:
-        positive = _plain(positive)
-        if positive not in classes:
-            raise ValueError(f"positive class {positive!r} is not a label of y; the classes are {list(classes)}")
-        positive = classes[classes.index(positive)]  # the label itself (1, not an equal 1.0 or True)
+        label = matching_label(positive, classes)
+        if label is None:
+            raise ValueError(f"positive class {_plain(positive)!r} is not a label of y; the classes are {list(classes)}")
+        positive = label
     most = max(count for c, count in counts.items() if c != positive)
     negative = [c for c in classes if c != positive and counts.get(c, 0) == most][0]
     # Compare one distinct label at a time: ``labels == positive`` broadcasts a tuple label element-wise.

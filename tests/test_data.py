@@ -327,8 +327,11 @@ def test_explicit_positive_is_the_label_itself():
 def test_unknown_positive_names_the_classes():
     with pytest.raises(ValueError, match=r"positive class 'maybe' is not a label of y; the classes are \['no', 'yes'\]"):
         binarize_target(_labels("no", "yes"), positive="maybe")
-    with pytest.raises(ValueError, match=r"positive class '1' is not a label of y; the classes are \[0, 1\]"):
-        binarize_target(_labels(0, 1), positive="1")
+    with pytest.raises(ValueError, match=r"positive class '2' is not a label of y; the classes are \[0, 1\]"):
+        binarize_target(_labels(0, 1), positive="2")
+    # a label written as the value given is that label: '1' names 1, 1 names '1' (the label itself)
+    assert binarize_target(_labels(0, 1), positive="1").positive == 1
+    assert binarize_target(_labels("0", "1"), positive=1).positive == "1"
 
 
 def test_multiclass_negative_is_most_frequent_other_class():

@@ -1344,3 +1344,15 @@ def test_accuracies_over_all_classes_are_marked_beside_one_vs_rest_ones(tmp_path
     assert "(all classes)" not in cells[0] and "(all classes)" in cells[1]
     f1 = report.split("## F1-score of the positive class")[1].split("##")[0]
     assert "(all classes)" not in f1
+
+
+def test_a_positive_class_given_as_a_number_names_a_label_read_as_text():
+    """monk3's labels are '0' and '1': positive = 1 (a TOML integer, a --param) was an error for a
+    bundled dataset and for a method, though a CSV took it. It names the label '1' everywhere."""
+    as_text = run(small_config(datasets=[{"name": "monk3", "positive": "1"}]), verbose=False)
+    as_number = run(small_config(datasets=[{"name": "monk3", "positive": 1}]), verbose=False)
+    pd.testing.assert_frame_equal(without_timing(as_number), without_timing(as_text))
+    X, y = optrules.load("monk3")
+    assert optrules.fit(X, y, method="setcover-greedy", positive=1).positive == "1"
+    with pytest.raises(ConfigError, match="positive class 2 is not a label"):
+        run(small_config(datasets=[{"name": "monk3", "positive": 2}]), verbose=False)

@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit, train_test_split
 
+from optrules.data import matching_label
 from optrules.datasets import info, load, load_csv
 from optrules.experiments.tune import TuneSpec, parse_tune
 from optrules.registry import get_method, make_estimator
@@ -108,7 +109,7 @@ class DatasetSpec:
     def load(self) -> tuple[pd.DataFrame, pd.Series]:
         if self.path is None:
             X, y = load(self.name)
-            if self.positive is not None and self.positive not in set(y):
+            if self.positive is not None and matching_label(self.positive, sorted(set(y))) is None:
                 raise ConfigError(f"dataset {self.name!r}: positive class {self.positive!r} is not a label; "
                                   f"labels: {sorted(set(y))}")
             return X, y

@@ -35,7 +35,7 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
-from optrules.data import binarize_target, validate_target
+from optrules.data import binarize_target, matching_label, validate_target
 from optrules.estimators import RulesetClassifier
 from optrules.exceptions import OptrulesWarning
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
@@ -226,7 +226,7 @@ def _chosen(task: Task, params: dict[str, Any], columns: dict[str, Any]) -> Task
 def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
     """The configured positive class, else the dataset's, else the minority class."""
     if spec.positive is not None and spec.path is None:
-        return spec.positive
+        return matching_label(spec.positive, sorted(set(y)))  # the label itself: '1' for a configured 1
     if y.attrs.get("positive") is not None:  # the manifest's, or a CSV's configured one as in the file
         return y.attrs["positive"]
     return binarize_target(validate_target(y, len(y)), None).positive  # the estimators' own rule
