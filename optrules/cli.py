@@ -91,9 +91,12 @@ def _fit_command(args: argparse.Namespace) -> int:
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver
+    accepted = METHODS[args.method].estimator().get_params()
+    for option, name in (("solver", "--solver"), ("time_limit", "--time-limit")):
+        if getattr(args, option) is not None and "solver_options" not in accepted:
+            raise ValueError(f"{name} applies to methods that solve models; {args.method!r} solves none")
     if args.time_limit is not None:
         params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
-    accepted = METHODS[args.method].estimator().get_params()
     if args.positive is not None and "positive" in accepted:
         params.setdefault("positive", args.positive)
     if "random_state" in accepted:  # a randomised method: --seed makes the whole command reproducible,
@@ -105,6 +108,10 @@ def _fit_command(args: argparse.Namespace) -> int:
     positive = args.positive if args.positive is not None else y.attrs.get("positive")
     if positive is None:
         positive = minority_class(y.value_counts().to_dict())
+    counts = y.value_counts()
+    if counts.min() < 2:
+        raise ValueError(f"class {counts.idxmin()!r} has a single row, so the hold-out split cannot be "
+                         "stratified: drop that row")
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
     estimator.fit(X_train, y_train)

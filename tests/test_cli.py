@@ -185,3 +185,14 @@ def test_fit_reproduces_the_rules_compare_prints_for_a_randomised_method(capsys)
     # with random_state = the seed itself (fit before) the rules on heart_statlog differ
     assert main(["fit", "--dataset", "heart_statlog", "--method", "libre", "--seed", "0", "--param", "random_state=0"]) == 0
     assert capsys.readouterr().out.split("\n\n")[1] not in compared
+
+
+def test_fit_s_errors_fit_the_command(tmp_path, capsys):
+    """--time-limit on a heuristic said "unknown parameter(s) ['solver_options']", which the user never
+    wrote; a class of one row gave scikit-learn's message about groups."""
+    assert main(["fit", "--dataset", "tic_tac_toe", "--method", "prepend", "--time-limit", "5"]) == 2
+    assert "--time-limit applies to methods that solve models; 'prepend' solves none" in capsys.readouterr().err
+    path = tmp_path / "one.csv"
+    path.write_text("a,class\n1,x\n2,x\n3,y\n4,x\n5,z\n6,z\n")
+    assert main(["fit", "--csv", str(path), "--method", "setcover-greedy", "--positive", "x"]) == 2
+    assert "class 'y' has a single row, so the hold-out split cannot be stratified" in capsys.readouterr().err

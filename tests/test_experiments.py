@@ -1356,3 +1356,10 @@ def test_a_positive_class_given_as_a_number_names_a_label_read_as_text():
     assert optrules.fit(X, y, method="setcover-greedy", positive=1).positive == "1"
     with pytest.raises(ConfigError, match="positive class 2 is not a label"):
         run(small_config(datasets=[{"name": "monk3", "positive": 2}]), verbose=False)
+
+
+def test_a_csv_dataset_s_errors_name_its_entry(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("a,class\n1,x\n2,y\n3,x\n4,y\n5,x\n6,y\n")
+    with pytest.raises(ConfigError, match=r"datasets\[0\] \('data'\): label column 'outcome' not found"):
+        run(small_config(datasets=[{"path": str(path), "label": "outcome"}]), verbose=False)

@@ -159,8 +159,13 @@ def execute(config: ExperimentConfig, verbose: bool = True,
     positive class resolved, and the outcomes in (dataset, method, fold) order. With a ``log``, the
     tasks it holds are taken from it and every new row is appended to it as its fit finishes."""
     datasets, tasks = [], []
-    for spec in config.datasets:
-        X, y = spec.load()
+    for index, spec in enumerate(config.datasets):
+        try:
+            X, y = spec.load()
+        except ConfigError:
+            raise
+        except (ValueError, OSError) as error:  # a CSV's label or positive class, a missing file: name the entry
+            raise ConfigError(f"datasets[{index}] ({spec.name!r}): {error}") from None
         spec = replace(spec, positive=_positive(spec, y))
         datasets.append(spec)
         tasks += _tasks(config, spec, X, y)
@@ -240,8 +245,8 @@ def dataset_splits(config: ExperimentConfig, dataset: DatasetSpec, y: pd.Series)
     counts = y.value_counts()
     if protocol.kind == "splits" and protocol.stratify and counts.min() < 2:
         raise ConfigError(f"dataset {dataset.name!r}: class {counts.idxmin()!r} has a single member, so the "
-                          f"splits cannot be stratified; set stratify = false in [protocol] for plain "
-                          f"random splits")
+                          f"splits cannot be stratified: drop that row, or, in a configuration, set "
+                          f"stratify = false in [protocol] for plain random splits")
     try:
         outer = protocol.splits(y)
     except ValueError as error:  # e.g. a train_size of more rows than the dataset has
