@@ -241,6 +241,17 @@ def test_a_refit_on_an_array_drops_the_feature_names():
     assert model.schema_.features == tuple(f"x{j}" for j in range(X.shape[1]))
 
 
+def test_a_model_fitted_on_an_array_takes_a_frame_s_columns_by_position_with_a_warning():
+    """scikit-learn's contract: a DataFrame at predict for a model fitted on an array is read by
+    position, with a warning (it was an error naming the x0, x1 columns it lacked)."""
+    X, y = _small("pima", 150)
+    model = make_estimator("setcover-greedy").fit(X.to_numpy(), y)
+    renamed = X.set_axis([f"c{j}" for j in range(X.shape[1])], axis=1)
+    with pytest.warns(UserWarning, match="X has feature names, but SetCoverClassifier was fitted without feature names"):
+        predicted = model.predict(renamed)
+    assert (predicted == model.predict(X.to_numpy())).all()
+
+
 def test_column_names_equal_as_text_are_an_error_at_predict():
     """Features are matched by name as text: a second column whose name reads the same (0 and "0")
     used to replace the feature silently (47% of predictions changed); now it is an error. Other

@@ -266,6 +266,11 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
     def _check_predict_input(self, X: Any) -> Any:
         check_is_fitted(self, "ruleset_")
         _check_array_kind(X)
+        if isinstance(X, pd.DataFrame) and not hasattr(self, "feature_names_in_"):
+            # fitted on an array: its columns were named by position (x0, x1, ...), and so are X's
+            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names; "
+                          "its columns are taken by position", UserWarning, stacklevel=3)
+            X = X.to_numpy(dtype=object)
         if isinstance(X, pd.DataFrame):
             positions = column_positions(X, self.schema_.features)
             missing = [f for f in self.schema_.features if f not in positions]
