@@ -49,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for dataset in args.datasets:
-        X, y, positive = load(dataset, args.data_dir)
+        _, X, y, positive = load(dataset, args.data_dir)
         target = (y == positive).astype(int).to_numpy()
         folds = StratifiedKFold(5, shuffle=True, random_state=0)
         for name in ["trivial (prior)", *args.methods]:

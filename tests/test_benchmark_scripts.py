@@ -603,3 +603,16 @@ def test_set_cover_build_hands_highs_the_direct_model_through_both_layers(script
         built, loaded = row[f"{layer} build s"], row[f"{layer} load s"]
         assert row[f"{layer} / direct"] == pytest.approx((built + loaded) / row["direct s"])
         assert row[f"{layer} / direct (HighsLp)"] == pytest.approx((built + loaded) / row["direct (HighsLp) s"])
+
+
+def test_probabilities_runs_on_a_csv_and_writes_its_table(scripts, tmp_path, monkeypatch):
+    """benchmarks/probabilities.py crashed at once after its dataset helper came to return the name
+    too (four values); a smoke run on a tiny CSV with one cheap method."""
+    write_mixed(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps([{"file": "mixed.csv", "positive_class": "pos"}]))
+    out = tmp_path / "probabilities.md"
+    monkeypatch.setattr(sys, "argv", ["probabilities.py", "--datasets", "mixed", "--data-dir", str(tmp_path),
+                                      "--methods", "setcover-greedy", "--out", str(out)])
+    scripts("probabilities").main()
+    table = out.read_text()
+    assert "| mixed | trivial (prior) |" in table and "| mixed | setcover-greedy |" in table

@@ -131,7 +131,7 @@ def check_solver_options(solver: str, options: Mapping[str, Any] | None,
 
 
 def _unknown(solver: str, name: str, known: list[str]) -> SolverError:
-    close = difflib.get_close_matches(name, [*UNIFIED, *known], n=5, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(dict.fromkeys([*UNIFIED, *known])), n=5, cutoff=0.6)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return SolverError(f"{solver} has no option {name!r}{hint} (unified options: {', '.join(UNIFIED)})")
 
