@@ -12,7 +12,9 @@ from sklearn.model_selection import train_test_split
 import optrules
 from optrules import CategoricalCondition, CLSVMClassifier, Ruleset
 from optrules.data import validate_features
+from optrules.exceptions import DegenerateFitWarning
 from optrules.exact.cl_ipopt import ipopt_available
+from optrules.exact.clsvm import big_m
 from optrules.exact.scorecard import ScorecardDesign
 from optrules.models import svm
 from optrules.registry import METHODS, make_estimator
@@ -456,3 +458,29 @@ def test_clm_warm_start_reaches_scip(german_sample):
     assert report.has_solution
     assert report.objective <= ruleset.meta["start_objective"] * (1 + 1e-6)
     assert ruleset.meta["objective"] <= ruleset.meta["start_objective"]
+
+
+@pytest.mark.parametrize("strategy", ["svm-o", "clm"])
+def test_a_feature_of_one_value_and_missing_ones_scores_is_missing(strategy):
+    """{u, missing} is a two-category feature whose indicator is "is missing": the scorecard printed
+    it as `b in {None}`, a rule that fires on no row, so a model that separated the training data
+    (objective 2.0) predicted one class (accuracy 0.5)."""
+    X = pd.DataFrame({"b": pd.Series(["u", None] * 10, dtype=object), "x": np.arange(20.0)})
+    y = np.where(X["b"].isna(), "yes", "no")
+    model = CLSVMClassifier(strategy=strategy, C=100, categorical=["b"], positive="yes").fit(X, y)
+    (rule,) = [r for r in model.ruleset_.rules if r.conditions[0].feature == "b"]
+    assert str(rule.conditions[0]) == "b is missing"
+    assert (model.predict(X) == y).all()
+    assert (Ruleset.from_json(model.ruleset_.to_json()).predict(X) == y).all()
+
+
+@pytest.mark.parametrize("strategy", ["clm", "clm-rr"])
+def test_one_class_of_zero_weight_warns_instead_of_a_math_error(strategy):
+    """With every row of one class at weight 0 the start's objective came back as -8e-11, and the
+    big-M bound took its square root (ValueError: math domain error); svm-c warned instead."""
+    X, y = mixed_frame(n=60, seed=6)
+    weights = np.where(y == "hit", 0.0, 1.0)
+    with pytest.warns(DegenerateFitWarning, match="for every training row"):
+        model = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", **quick(strategy)).fit(X, y, sample_weight=weights)
+    assert model.ruleset_.meta["status"] in ("optimal", "feasible")
+    assert big_m(-8e-11) == pytest.approx(1e-9)

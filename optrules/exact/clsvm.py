@@ -160,8 +160,10 @@ def big_m(upper_bound: float) -> float:
     the hinge term of (7) being >= 0 whatever the sample weights (all >= 0).
 
     A small relative margin keeps a start whose objective equals UB (up to solver accuracy) feasible.
+    (7) is never negative, so a negative UB is the solver's rounding of 0 (a start of objective
+    -8e-11 was measured when one class has weight 0 on every row): it is read as 0.
     """
-    return math.sqrt(2.0 * upper_bound) * (1 + 1e-6) + 1e-9
+    return math.sqrt(2.0 * max(upper_bound, 0.0)) * (1 + 1e-6) + 1e-9
 
 
 def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,

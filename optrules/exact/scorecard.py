@@ -188,7 +188,10 @@ class ScorecardDesign:
                 rules.append(Rule((condition,), positive, weight=float(score)))
         coef = np.asarray(card.numeric_coef, dtype=float)
         for (feature, level), weight in zip(self.binary, coef[:len(self.binary)]):
-            rules.append(Rule((CategoricalCondition(feature, [level]),), positive, weight=float(weight)))
+            # a feature of one value and missing ones: its indicator is "is missing" (level None)
+            condition = (CategoricalCondition(feature, [], missing=True) if level is None
+                         else CategoricalCondition(feature, [level]))
+            rules.append(Rule((condition,), positive, weight=float(weight)))
         linear = tuple(LinearTerm(f, float(w), float(c), float(s))
                        for f, w, c, s in zip(self.numeric, coef[len(self.binary):], self.center, self.scale))
         return Ruleset("score", tuple(rules), negative, schema.features, classes, positive=positive,
