@@ -430,3 +430,20 @@ def test_search_is_exact_on_capped_numeric_tests(seed, cap):
         assert found.key == truth.key
         covered = tests.covers(found.tests)
         assert (found.positive, found.negative) == ((covered & positive).sum(), (covered & negative).sum())
+
+
+def test_the_default_cap_is_the_number_of_classes():
+    """Three classes ordered along one feature: with one threshold per feature (the old default of 2
+    intervals) no list can tell the middle class from the last; the default gives each class an
+    interval of its own, and on two classes it is 2 as before."""
+    x = np.repeat([1.0, 2.0, 3.0], 30) + np.tile(np.linspace(0, 0.5, 30), 3)
+    X, y = pd.DataFrame({"x": x}), np.repeat(["low", "mid", "high"], 30)
+    default = DecisionListClassifier(strategy="prepend-ip2", discretization_params={"threshold": 0.0}).fit(X, y)
+    assert (default.predict(X) == y).all()
+    assert max(layout.n_value_bins for layout in default.binning_.layout_) == 3
+    two = DecisionListClassifier(strategy="prepend-ip2", discretization_params={"threshold": 0.0},
+                                 max_intervals=2).fit(X, y)
+    assert (two.predict(X) == y).mean() < 0.7
+    binary = DecisionListClassifier(strategy="prepend-ip2", discretization_params={"threshold": 0.0}).fit(
+        X.iloc[:60], y[:60])
+    assert max(layout.n_value_bins for layout in binary.binning_.layout_) <= 2
