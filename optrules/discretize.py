@@ -35,10 +35,12 @@ Conventions of this implementation (see ``docs/discretization.md``):
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 import operator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -375,6 +377,21 @@ def equal_frequency(values: Any, n_bins: int = 5, weights: Any = None) -> Bins:
 # dispatcher
 # --------------------------------------------------------------------------- #
 METHODS = ("chimerge", "equal_frequency")
+
+
+def check_discretizer_options(method: str, params: Mapping[str, Any]) -> None:
+    """``ValueError`` naming an option that ``method``'s discretiser does not take, with the ones it
+    does (before any data is read: it was chimerge's own TypeError, mid-fit)."""
+    function = {"chimerge": chimerge, "equal_frequency": equal_frequency}.get(method)
+    if function is None:
+        return  # an unknown method is discretize's error
+    taking = [name for name in inspect.signature(function).parameters if name not in ("values", "y", "weights")]
+    unknown = sorted(set(params) - set(taking))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], taking, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"discretization option(s) {unknown} are not options of {method!r}{hint} "
+                         f"(its options: {', '.join(taking)})")
 
 
 def discretize(values: Any, y: Any = None, method: str = "chimerge", weights: Any = None,

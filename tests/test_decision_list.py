@@ -447,3 +447,14 @@ def test_the_default_cap_is_the_number_of_classes():
     binary = DecisionListClassifier(strategy="prepend-ip2", discretization_params={"threshold": 0.0}).fit(
         X.iloc[:60], y[:60])
     assert max(layout.n_value_bins for layout in binary.binning_.layout_) <= 2
+
+
+def test_a_discretiser_option_it_does_not_take_is_named_before_any_work():
+    """A misspelt ChiMerge option was chimerge()'s own TypeError in the middle of the fit."""
+    from optrules.exceptions import InvalidParameterError
+
+    X, y = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}), np.array(["a", "a", "b", "b"])
+    with pytest.raises((ValueError, InvalidParameterError), match=r"\['treshold'\] are not options of 'chimerge'; did you mean 'threshold'"):
+        DecisionListClassifier(discretization_params={"treshold": 4.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"\['threshold'\] are not options of 'equal_frequency' \(its options: n_bins\)"):
+        DecisionListClassifier(discretization="equal_frequency", discretization_params={"threshold": 4.0}).fit(X, y)

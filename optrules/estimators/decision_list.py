@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from optrules.data import class_order
+from optrules.discretize import check_discretizer_options
 from optrules.encode import FeatureBinning
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, OneOf, Options
@@ -83,6 +84,9 @@ class DecisionListClassifier(RulesetClassifier):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = str(self.strategy).endswith("p2")
         return tags
+
+    def _check_params(self) -> None:
+        check_discretizer_options(self.discretization, self.discretization_params or {})
 
     def _fit_ruleset(self, data: TrainingData, rng: np.random.Generator) -> Ruleset:
         X, schema, labels, weights = data.frame, data.schema, data.labels, data.weights
