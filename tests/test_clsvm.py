@@ -289,6 +289,14 @@ def test_clm_with_highs_is_a_clear_error_naming_scip(german_sample):
         CLSVMClassifier(strategy="clm", solver="highs").fit(X, y)
 
 
+def test_cl_rr_with_a_solver_it_cannot_use_names_ipopt_and_scip(german_sample):
+    """cl-rr calls Ipopt directly; the registry's list of capable solvers named only scip."""
+    X, y = german_sample
+    with pytest.raises(UnsupportedProblemError, match=r"cl-rr solves the QCQP relaxation of CL with ipopt .* or scip; "
+                                                      r"solver='clarabel' cannot"):
+        CLSVMClassifier(strategy="cl-rr", solver="clarabel").fit(X, y)
+
+
 @pytest.mark.parametrize("solver", ["scip", pytest.param("ipopt", marks=pytest.mark.skipif(
     not ipopt_available(), reason="cyipopt is not installed"))])
 def test_cl_rr_reports_which_solver_solved_the_relaxation(solver):

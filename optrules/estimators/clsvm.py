@@ -30,7 +30,7 @@ from optrules.exact.scorecard import ScorecardDesign
 from optrules.models.cl import ClusterData
 from optrules.models.cl_bigm import MODELLERS
 from optrules.ruleset import Ruleset
-from optrules.solvers import SOLVERS, ProblemClass, check_solver_options
+from optrules.solvers import SOLVERS, ProblemClass, UnsupportedProblemError, check_solver_options
 
 __all__ = ["CLSVMClassifier", "CV_FOLDS", "CV_SHARE", "C_GRID"]
 
@@ -164,6 +164,11 @@ class CLSVMClassifier(RulesetClassifier):
             return
         if strategy == "clm-rr" and self.solver is None and interface == "pyomo":
             solver = "highs"
+        if strategy == "cl-rr" and solver not in ("scip", "ipopt"):
+            # Ipopt is called directly (cyipopt), not through the registry, whose list would omit it
+            ipopt = "ipopt (installed)" if ipopt_available() else "ipopt (pip install cyipopt-wheels)"
+            raise UnsupportedProblemError(f"cl-rr solves the QCQP relaxation of CL with {ipopt} or scip; "
+                                          f"solver={solver!r} cannot")
         check_solver_options(solver, self.solver_options, problem, interface)
 
     def _choose_C(self, frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, weights: np.ndarray,
