@@ -492,3 +492,15 @@ def test_one_class_of_zero_weight_warns_instead_of_a_math_error(strategy):
         model = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", **quick(strategy)).fit(X, y, sample_weight=weights)
     assert model.ruleset_.meta["status"] in ("optimal", "feasible")
     assert big_m(-8e-11) == pytest.approx(1e-9)
+
+
+def test_class_weight_keys_name_labels_as_positive_does():
+    """class_weight {1: 3} for labels '0' / '1' was an error ('not labels of y'); a key names a label by
+    its text as positive does, and weighs exactly as the label itself."""
+    X, y = mixed_frame(n=60, seed=8)
+    codes = pd.Series(np.where(y == "hit", "1", "0"))
+    by_text = CLSVMClassifier(strategy="svm-o", C=5.0, positive="1", class_weight={1: 3.0}).fit(X, codes)
+    by_label = CLSVMClassifier(strategy="svm-o", C=5.0, positive="1", class_weight={"1": 3.0}).fit(X, codes)
+    assert by_text.ruleset_.meta["objective"] == pytest.approx(by_label.ruleset_.meta["objective"])
+    with pytest.raises(ValueError, match=r"class_weight names \[2\], which are not labels of y"):
+        CLSVMClassifier(strategy="svm-o", positive="1", class_weight={2: 3.0}).fit(X, codes)

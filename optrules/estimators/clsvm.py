@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
-from optrules.data import Schema
+from optrules.data import Schema, matching_label
 from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
 from optrules.exceptions import InvalidParameterError
@@ -57,8 +57,9 @@ def _inputs(frame: pd.DataFrame, schema: Schema, is_positive: np.ndarray, cluste
 def class_weights(class_weight: Any, labels: np.ndarray, is_positive: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Row weights times the class weights: None (1), "balanced" (n / (2 * weighted count) for the
     positive class and for the negative side, as scikit-learn's for two classes) or a dict label ->
-    weight (each row weighs its own label's entry; a label not in the dict weighs 1; a key that is
-    no training label is an error)."""
+    weight (each row weighs its own label's entry; a label not in the dict weighs 1; a key names a
+    label as ``positive`` does, by equality or by its text (``1`` for ``'1'``); a key that names no
+    training label is an error)."""
     if class_weight is None:
         return weights
     if class_weight == "balanced":
@@ -66,12 +67,14 @@ def class_weights(class_weight: Any, labels: np.ndarray, is_positive: np.ndarray
         side = np.where(is_positive, total / (2.0 * weights[is_positive].sum()),
                         total / (2.0 * weights[~is_positive].sum()))
         return weights * side
-    known = set(labels.tolist())
-    unknown = [k for k in class_weight if k not in known]
+    known = sorted(set(labels.tolist()), key=repr)
+    named = {key: matching_label(key, known) for key in class_weight}
+    unknown = [key for key, label in named.items() if label is None]
     if unknown:
         raise InvalidParameterError(f"class_weight names {unknown}, which are not labels of y; the labels "
-                                    f"are {sorted(known, key=repr)}")
-    return weights * np.array([float(class_weight.get(v, 1.0)) for v in labels.tolist()])
+                                    f"are {known}")
+    by_label = {named[key]: float(weight) for key, weight in class_weight.items()}
+    return weights * np.array([by_label.get(v, 1.0) for v in labels.tolist()])
 
 
 class CLSVMClassifier(RulesetClassifier):
