@@ -130,7 +130,7 @@ def _condition_text(condition: Condition, syntax: _Syntax) -> str:
     column = syntax.name(condition.feature)
     present = _present_part(condition, column, syntax)
     if not condition.missing:
-        return f"({present or syntax.never})"
+        return f"({present or syntax.never.format(column)})"
     missing = syntax.is_missing.format(column)
     return f"({present}{syntax.disjunction}{missing})" if present else f"({missing})"
 
@@ -148,14 +148,16 @@ def condition_sql(condition: Condition) -> str:
 # --------------------------------------------------------------------------- pandas query
 def query(ruleset: Ruleset, rule: int | None = None) -> str:
     """The query of rule ``rule``'s antecedent (a position in ``rules``), or with None of "some rule
-    fires" (a ``"set"``: the rows it predicts positive). A rule without conditions is
-    ``index == index`` (every row: a query must give one truth per row), no rule at all
-    ``index != index``."""
+    fires" (a ``"set"``: the rows it predicts positive). A rule without conditions holds on every
+    row and no rule at all on none, written on the first feature (``(`f`.isna() | `f`.notna())``
+    and its negation): a query must give one truth per row, and ``index == index`` was false on a
+    row whose index, or a column named ``index``, is missing."""
+    first = _PANDAS.name(ruleset.features[0])
     if rule is not None:
-        return _rule_query(_rule_at(ruleset, rule))
+        return _rule_query(_rule_at(ruleset, rule), first)
     if not ruleset.rules:
-        return "index != index"
-    return " | ".join(f"({_rule_query(r)})" for r in ruleset.rules)
+        return _PANDAS.never.format(first)
+    return " | ".join(f"({_rule_query(r, first)})" for r in ruleset.rules)
 
 
 def _rule_at(ruleset: Ruleset, rule: int) -> Rule:
@@ -164,8 +166,12 @@ def _rule_at(ruleset: Ruleset, rule: int) -> Rule:
     return ruleset.rules[int(rule)]
 
 
-def _rule_query(rule: Rule) -> str:
-    return " & ".join(condition_query(c) for c in rule.conditions) if rule.conditions else "index == index"
+def _rule_query(rule: Rule, first: str) -> str:
+    """A rule's antecedent; without conditions, true on every row (``first``: a column of X, quoted)."""
+    return " & ".join(condition_query(c) for c in rule.conditions) if rule.conditions else _ALWAYS.format(first)
+
+
+_ALWAYS = "({0}.isna() | {0}.notna())"  #: true on every row, missing or not
 
 
 # --------------------------------------------------------------------------- SQL

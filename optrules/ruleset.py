@@ -124,6 +124,8 @@ def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[
     written: dict[str, list[Any]] = {}
     spelled: dict[str, list[Any]] = {}
     for category in categories:
+        if category is None or (isinstance(category, float) and math.isnan(category)):
+            continue  # None stands for "no present value": never matched by the text "None" or "nan"
         written.setdefault(_written(category), []).append(category)
         spelling = _other_spelling(category)
         if spelling is not None:

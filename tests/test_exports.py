@@ -184,3 +184,28 @@ def test_scorecard_table_and_plot():
     assert len(figure.axes[0].patches) == len(table)
     with pytest.raises(ValueError, match="defined for 'score' rulesets"):
         optrules.scorecard_frame(optrules.make_estimator("setcover-greedy").fit(X, y).ruleset_)
+
+
+def test_the_category_none_is_a_present_value_not_the_missing_marker():
+    """`roof not in {None}` (a present value) matched the category "None" by its text and read it as
+    missing: predict said 'no' where the query and SQL said 'yes'."""
+    ruleset = Ruleset("set", (Rule((CategoricalCondition("roof", [None], negated=True),), "yes"),), "no",
+                      ("roof",), ("no", "yes"), positive="yes")
+    X = pd.DataFrame({"roof": ["None", "Gable", None, "nan"]})
+    expected = [True, True, False, True]
+    assert ruleset.covers(X)[:, 0].tolist() == expected
+    assert X.eval(ruleset.to_query(0), engine="python").tolist() == expected
+
+
+def test_queries_of_a_rule_matching_nothing_and_of_rules_without_conditions():
+    """The encoder's `f in {None}` (no present value, missing excluded) gave the unformatted text
+    '({0}.isna() & {0}.notna())'; a rule without conditions was `index == index`, false on a row
+    whose index or column `index` is missing."""
+    never = Ruleset("set", (Rule((CategoricalCondition("c", [None]),), "p"),), "n", ("c",), ("n", "p"), positive="p")
+    X = pd.DataFrame({"c": ["a", None]})
+    assert X.eval(never.to_query(0), engine="python").tolist() == never.covers(X)[:, 0].tolist() == [False, False]
+    X = pd.DataFrame({"index": [1.0, np.nan, 3.0], "c": ["u", "v", "w"]}, index=[0.0, np.nan, 2.0])
+    always = Ruleset("list", (Rule((), "p"),), "r", ("index", "c"), ("p", "r"))
+    assert X.eval(always.to_query(0), engine="python").tolist() == [True, True, True]
+    empty = Ruleset("set", (), "r", ("index", "c"), ("p", "r"), positive="p")
+    assert X.eval(empty.to_query(), engine="python").tolist() == [False, False, False]
