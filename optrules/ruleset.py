@@ -1270,7 +1270,9 @@ class Ruleset:
             fired = self.covers(X)
             rows = fired if self.kind != "list" else first_firing(fired)[:, None] == np.arange(n)[None, :]
             support = rows.sum(axis=0).astype(float)
-            hits = np.array([(rows[:, k] & (labels == predictions[k])).sum() for k in range(n)], dtype=float)
+            codes, distinct = factorize_labels(labels)  # one comparison per distinct label: a tuple stays whole
+            hits = np.array([(rows[:, k] & np.array([d == predictions[k] for d in distinct], dtype=bool)[codes]).sum()
+                             for k in range(n)], dtype=float)
         else:
             known = [r.n_positive is not None and r.n_negative is not None for r in self.rules]
             support = np.array([r.n_positive + r.n_negative if ok else math.nan for r, ok in zip(self.rules, known)],

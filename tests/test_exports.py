@@ -209,3 +209,13 @@ def test_queries_of_a_rule_matching_nothing_and_of_rules_without_conditions():
     assert X.eval(always.to_query(0), engine="python").tolist() == [True, True, True]
     empty = Ruleset("set", (), "r", ("index", "c"), ("p", "r"), positive="p")
     assert X.eval(empty.to_query(), engine="python").tolist() == [False, False, False]
+
+
+def test_to_frame_counts_tuple_labels_whole():
+    """`labels == prediction` broadcast a tuple label element by element and failed."""
+    rules = (Rule((CategoricalCondition("c", ["a"]),), ("x", 1)),)
+    ruleset = Ruleset("list", rules, ("y", 2), ("c",), (("x", 1), ("y", 2)))
+    y = np.empty(3, dtype=object)
+    y[:] = [("x", 1), ("y", 2), ("y", 2)]
+    frame = ruleset.to_frame(pd.DataFrame({"c": ["a", "b", "a"]}), y)
+    assert frame[["support", "precision"]].values.tolist() == [[2.0, 0.5]]
