@@ -311,12 +311,21 @@ def _read_optional_number(value: Any, path: str) -> float | None:
     return None if value is None else _read_number(value, path, "be a finite number or null")
 
 
+def _fits_a_float(value: Any) -> bool:
+    """Whether a JSON number converts to a float (an integer of 400 digits does not)."""
+    try:
+        float(value)
+    except OverflowError:
+        return False
+    return True
+
+
 def _read_count(value: Any, path: str) -> float | None:
     """A rule's training count: a finite number >= 0 (a weighted count need not be whole), or null."""
     if value is None:
         return None
     if (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-            and math.isfinite(value) and value >= 0):
+            and _fits_a_float(value) and math.isfinite(value) and value >= 0):
         return value
     raise _must(path, "be a non-negative finite number or null", value)
 
@@ -511,6 +520,28 @@ def _column_as_float(feature: str, column: np.ndarray) -> np.ndarray:
         return np.asarray(pd.to_numeric(pd.Series(column, copy=False), errors="raise"), dtype=float)
     except (ValueError, TypeError) as error:
         raise ValueError(f"feature {feature!r} must be numeric for the condition on it: {error}") from None
+
+
+def _finite(value: Any, what: str) -> float:
+    """``value`` as a finite float; ``ValueError`` naming ``what`` otherwise (a file ``from_json`` would
+    refuse must not be made)."""
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be a finite number, got {value!r}")
+    return number
+
+
+def _is_class(label: Any, classes: Sequence[Any]) -> bool:
+    """Whether ``label`` is one of ``classes``, of the same type (``True`` and ``1.0`` are not ``1``)."""
+    return any(type(c) is type(label) and c == label for c in classes)
+
+
+def _check_classes(classes: Sequence[Any]) -> None:
+    """Classes are distinct (``1`` and ``True`` are equal, so they cannot both be classes) and none is NaN."""
+    if any(isinstance(c, float) and math.isnan(c) for c in classes):
+        raise ValueError("NaN is not a class")
+    if len(set(classes)) != len(classes):
+        raise ValueError(f"the classes must be distinct, got {list(classes)}")
 
 
 def _missing_mask(column: np.ndarray) -> np.ndarray:
@@ -744,6 +775,9 @@ class CategoricalCondition(Condition):
     def __init__(self, feature: str, categories: Iterable[Hashable], negated: bool = False,
                  missing: bool = False) -> None:
         unique = {_to_python(c) for c in categories}
+        if any(isinstance(c, float) and math.isnan(c) for c in unique):
+            raise ValueError(f"categorical condition on {feature!r}: NaN is not a category (a missing value is "
+                             "missing=True)")
         if not unique and (negated or not missing):
             raise ValueError(f"categorical condition on {feature!r} needs at least one category "
                              "(only `feature is missing` may have none)")
@@ -791,11 +825,13 @@ class Rule:
         object.__setattr__(self, "conditions", tuple(self.conditions))
         object.__setattr__(self, "prediction", _to_python(self.prediction))
         if self.weight is not None:
-            object.__setattr__(self, "weight", float(self.weight))
+            object.__setattr__(self, "weight", _finite(self.weight, "a rule's weight"))
         # Counts often arrive as numpy numbers, which JSON cannot serialise; whole ones print as ints.
         for name in ("n_positive", "n_negative"):
             if getattr(self, name) is not None:
-                count = float(getattr(self, name))
+                count = _finite(getattr(self, name), f"a rule's {name}")
+                if count < 0:
+                    raise ValueError(f"a rule's {name} must be >= 0, got {count}")
                 object.__setattr__(self, name, int(count) if count.is_integer() else count)
 
     @property
@@ -841,6 +877,8 @@ class LinearTerm:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
+        for name in ("coefficient", "center", "scale"):
+            object.__setattr__(self, name, _finite(getattr(self, name), f"the {name} of {self.feature!r}"))
         if not self.scale > 0:
             raise ValueError(f"scale of {self.feature!r} must be positive, got {self.scale}")
 
@@ -898,7 +936,7 @@ class Ruleset:
         object.__setattr__(self, "default", _to_python(self.default))
         object.__setattr__(self, "positive", _to_python(self.positive))
         object.__setattr__(self, "linear", tuple(self.linear))
-        object.__setattr__(self, "intercept", float(self.intercept))
+        object.__setattr__(self, "intercept", _finite(self.intercept, "the intercept"))
         if self.kind not in RULESET_KINDS:
             raise ValueError(f"unknown ruleset kind {self.kind!r}; expected one of {RULESET_KINDS}")
         object.__setattr__(self, "class_counts", _read_class_counts(
@@ -907,6 +945,14 @@ class Ruleset:
                                                                   "ruleset.calibration"))
         if self.kind in ("set", "score") and self.positive is None:
             raise ValueError(f"a {self.kind!r} ruleset needs its positive class")
+        _check_classes(self.classes)
+        named = [("default class", self.default)]
+        named += [("positive class", self.positive)] if self.positive is not None else []
+        if self.kind == "list":
+            named += [(f"prediction of rules[{k}]", r.prediction) for k, r in enumerate(self.rules)]
+        for what, label in named:
+            if not _is_class(label, self.classes):
+                raise ValueError(f"the {what} {label!r} is not one of the classes {list(self.classes)}")
         if self.kind != "score" and (self.linear or self.intercept):
             raise ValueError("only a 'score' ruleset has an intercept and linear terms")
         if self.kind == "score" and any(r.weight is None for r in self.rules):

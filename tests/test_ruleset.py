@@ -639,7 +639,7 @@ def test_ruleset_is_immutable_and_hashable():
         ruleset.default = "yes"  # type: ignore[misc]
     assert ruleset == _set_ruleset(rules=list(ruleset.rules), features=["age", "colour", "income"])
     assert hash(ruleset) == hash(_set_ruleset(rules=list(ruleset.rules)))
-    assert ruleset != _set_ruleset(default="maybe")
+    assert ruleset != _set_ruleset(default="yes")  # another class; one that is none is refused
     assert ruleset != _set_ruleset(rules=ruleset.rules[::-1])  # order is kept (it matters for lists)
 
 
@@ -1379,3 +1379,29 @@ def test_numeric_condition_from_bounds_is_the_constructors_condition(pieces, mis
     assert np.array_equal(built.evaluate(column), reference)
     assert np.array_equal(expected.evaluate(column), reference)
     assert NumericCondition.from_dict(built.to_dict()) == expected
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: Rule((RED,), "yes", weight=math.inf), "a rule's weight must be a finite number"),
+    (lambda: Rule((RED,), "yes", n_positive=-1), "n_positive must be >= 0"),
+    (lambda: LinearTerm("age", math.nan), "the coefficient of 'age' must be a finite number"),
+    (lambda: LinearTerm("age", 1.0, scale=math.inf), "the scale of 'age' must be a finite number"),
+    (lambda: CategoricalCondition("colour", [math.nan]), "NaN is not a category"),
+    (lambda: _set_ruleset(default="maybe"), "the default class 'maybe' is not one of the classes"),
+    (lambda: _set_ruleset(classes=("no", "yes", "no")), "the classes must be distinct"),
+    (lambda: Ruleset("list", (Rule((RED,), 1.0),), 2, ("colour",), (1, 2)),
+     r"the prediction of rules\[0\] 1.0 is not one of the classes"),
+    (lambda: _set_ruleset(classes=(1, True), default=1, positive=True), "the classes must be distinct"),
+])
+def test_what_from_json_refuses_cannot_be_made(make, message):
+    """to_json wrote rulesets that from_json refused (NaN and inf numbers, a default that is no class,
+    duplicate classes): the constructors refuse them now, with the reader's reasons."""
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_a_count_too_large_for_a_float_is_a_named_error():
+    data = json.loads(_set_ruleset(rules=(Rule((RED,), "yes", n_positive=3, n_negative=1),)).to_json())
+    data["rules"][0]["n_positive"] = 10 ** 400
+    with pytest.raises(ValueError, match=r"rules\[0\]\.n_positive"):
+        Ruleset.from_dict(data)
