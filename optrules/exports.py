@@ -210,8 +210,12 @@ def scorecard_frame(ruleset: Ruleset) -> pd.DataFrame:
     for rule in ruleset.rules:
         if len(rule.conditions) == 1 and rule.conditions[0].kind == "categorical":
             condition = rule.conditions[0]
-            names = [str(c) for c in condition.categories] + (["missing"] if condition.missing else [])
-            term = ("not " if condition.negated else "") + "{" + ", ".join(names) + "}"
+            if condition.negated:  # "not {a}, or missing": a missing value is scored when it is admitted
+                term = "not {" + ", ".join(str(c) for c in condition.categories) + "}" + (
+                    ", or missing" if condition.missing else "")
+            else:
+                names = [str(c) for c in condition.categories] + (["missing"] if condition.missing else [])
+                term = "{" + ", ".join(names) + "}"
             rows.append((condition.feature, term, rule.weight))
         else:
             rows.append((", ".join(rule.features), rule.antecedent(), rule.weight))

@@ -219,3 +219,13 @@ def test_to_frame_counts_tuple_labels_whole():
     y[:] = [("x", 1), ("y", 2), ("y", 2)]
     frame = ruleset.to_frame(pd.DataFrame({"c": ["a", "b", "a"]}), y)
     assert frame[["support", "precision"]].values.tolist() == [[2.0, 0.5]]
+
+
+def test_a_negated_scorecard_term_that_admits_missing_says_so():
+    """`not {a, missing}` read as "neither a nor missing", though a missing value gets the score."""
+    from optrules import scorecard_frame
+
+    rule = Rule((CategoricalCondition("c", ["a"], negated=True, missing=True),), "p", weight=1.0)
+    ruleset = Ruleset("score", (rule,), "n", ("c",), ("n", "p"), positive="p")
+    assert scorecard_frame(ruleset)["term"].iloc[0] == "not {a}, or missing"
+    assert ruleset.predict(pd.DataFrame({"c": [None, "a", "b"]})).tolist() == ["p", "n", "p"]
