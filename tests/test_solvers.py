@@ -993,7 +993,7 @@ GLOBAL = SOLVERS["scip"].backends["pyomo"]
     (Outcome("time_limit", True, 10.0, 8.0), PC.MILP, (Status.FEASIBLE, "time_limit", 0.2, 8.0)),
     (Outcome("time_limit", False, None, 8.0), PC.MILP, (Status.NO_SOLUTION, "time_limit", None, 8.0)),
     (Outcome("optimal", True, -5.0, -5.0), PC.MILP, (Status.OPTIMAL, "optimal", 0.0, -5.0)),
-    (Outcome("optimal", True, 100.0, 100.05), PC.MILP, (Status.OPTIMAL, "gap_limit", 5e-4, 100.05)),
+    (Outcome("optimal", True, 100.0, 100.005), PC.MILP, (Status.OPTIMAL, "gap_limit", 5e-5, 100.005)),
     (Outcome("optimal", True, 2.0, None), PC.LP, (Status.OPTIMAL, "optimal", 0.0, 2.0)),
     (Outcome("optimal", True, 2.0, None), PC.MILP, (Status.OPTIMAL, "optimal", None, None)),
     (Outcome("optimal", False), PC.LP, (Status.ERROR, "error: optimal status without a solution", None, None)),
@@ -1009,6 +1009,18 @@ def test_judge(outcome, cls, expected) -> None:
     status, termination, gap, bound = judge(outcome, cls, GLOBAL)
     assert (status, termination, bound) == (expected[0], expected[1], expected[3])
     assert gap == (None if expected[2] is None else pytest.approx(expected[2]))
+
+
+@pytest.mark.parametrize(("mip_gap", "expected"), [
+    (None, (Status.FEASIBLE, "optimum_not_verified")),  # beyond the default tolerance (1e-4)
+    (1e-4, (Status.FEASIBLE, "optimum_not_verified")),
+    (0.01, (Status.OPTIMAL, "gap_limit")),  # within the gap the user allowed
+])
+def test_a_claimed_optimum_far_from_its_bound_is_not_optimal(mip_gap, expected) -> None:
+    """HiGHS 1.16 once called a warm start optimal at 10.85 while the point it returned was worth 12.6,
+    7.9% from its bound (a set cover found in review); such a claim is FEASIBLE, not OPTIMAL."""
+    status, termination, gap, bound = judge(Outcome("optimal", True, 100.0, 99.5), PC.MILP, GLOBAL, mip_gap)
+    assert (status, termination) == expected and gap == pytest.approx(0.005) and bound == 99.5
 
 
 def test_solve_report_round_trip_of_a_real_report() -> None:

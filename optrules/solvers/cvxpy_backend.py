@@ -152,15 +152,15 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
         # cvxpy builds the solver's own model inside solve_via_data: that part is load time too
         run_seconds = finished - loaded if solver_seconds is None else min(solver_seconds, finished - loaded)
         seconds = {"load_seconds": finished - began - run_seconds, "solve_seconds": run_seconds, "time_limit": limit}
-    termination, has_solution, primal, dual, _, note = reading
+    termination, has_solution, _, dual, _, note = reading
     note = "; ".join(part for part in (note, limit_note) if part)
+    bound = None if termination in _NO_POINT else _solver_bound(dual, form, data, maximize)
     if not has_solution or termination in _NO_POINT:
-        bound = None if termination in _NO_POINT else _bound_without_point(dual, form, data, maximize)
         return Outcome(termination, False, bound=bound, version=version, note=note, **seconds)
     if form is not None:
         status = cvxpy.settings.OPTIMAL if termination == "optimal" else cvxpy.settings.USER_LIMIT
         form.unpack(problem, status, raw["solution"].col_value, raw["solution"].row_dual)
-        return _with_bound(problem, termination, primal, dual, maximize, version, note, seconds)
+        return Outcome(termination, True, finite(problem.value), bound, version, note, **seconds)
     if backend.engine == "SCIP" and raw.get("status") == cvxpy.settings.SOLVER_ERROR and "primal" in raw:
         # cvxpy's SCIP interface files a stop at a solution, stall-node or memory limit with an
         # incumbent as a solver error and would not unpack it; the status words above are ours
@@ -171,14 +171,16 @@ def run_cvxpy(problem: Any, backend: Backend, native: dict[str, Any], verbose: b
             problem.unpack_results(raw, chain, inverse)
     except cvxpy.error.SolverError as exc:
         return Outcome(f"error: {exc}", False, version=version, **seconds)
-    return _with_bound(problem, termination, primal, dual, maximize, version, note, seconds)
+    return Outcome(termination, True, finite(problem.value), bound, version, note, **seconds)
 
 
-def _bound_without_point(dual: float | None, form: Any, data: dict[str, Any] | None, maximize: bool) -> float | None:
-    """A solver's bound moved into the problem's terms when there is no point to move it by (see
-    :func:`_with_bound`): the affine form hands HiGHS the whole objective, cvxpy's conic form hands
-    its solver all of it but its constant d (``apply_parameters``); either minimises a maximised f
-    as -f."""
+def _solver_bound(dual: float | None, form: Any, data: dict[str, Any] | None, maximize: bool) -> float | None:
+    """A solver's bound moved into the problem's terms: the affine form hands HiGHS the whole
+    objective, cvxpy's conic form hands its solver all of it but its constant d
+    (``apply_parameters``); either minimises a maximised f as -f. (Moving it by the difference
+    between the returned point's value and the solver's reported one assumed the solver reported
+    the value of the point it returned: HiGHS 1.16 once reported 10.85 for a warm start worth
+    12.6 and called it optimal, and that shift raised the bound to 12.6 over a true optimum of 11.6.)"""
     if dual is None:
         return None
     if form is None:
@@ -186,17 +188,6 @@ def _bound_without_point(dual: float | None, form: Any, data: dict[str, Any] | N
 
         dual += float(np.asarray(data[settings.PARAM_PROB].apply_parameters()[1]))
     return -dual if maximize else dual
-
-
-def _with_bound(problem: Any, termination: str, primal: float | None, dual: float | None, maximize: bool,
-                version: str, note: str, seconds: dict[str, Any]) -> Outcome:
-    """The outcome of a solve whose point is in ``problem``: its objective, and the solver's bound
-    moved into the problem's own terms (the solver saw a minimisation, a maximised f as min -f)."""
-    objective = finite(problem.value)
-    bound = None
-    if objective is not None and finite(primal) is not None and finite(dual) is not None:
-        bound = objective + (primal - dual if maximize else dual - primal)
-    return Outcome(termination, True, objective, bound, version, note, **seconds)
 
 
 def _conic_highs_arrays(data: dict[str, Any]) -> dict[str, np.ndarray]:
