@@ -12,7 +12,8 @@ the training data only (``C="cv"``: ``optrules.estimators.clsvm.C_GRID`` by 3-fo
 for ``clm`` the inner runs use ``svm-c``, its warm start). L = 2 clusters per feature, 10 randomized
 roundings (cl-rr, clm-rr). car_evaluation is binarised as in the paper (30/70): ``unacc`` against the
 rest, in a CSV the script writes next to the runs, so that the splits are stratified on the paper's
-two classes.
+two classes; a CSV of more than two classes with a positive class in its manifest is binarised the
+same way, so that it gives the figures of the same data by name.
 
 Seeds: ``--seeds`` (default 0-4) refits every strategy whose fit draws random numbers with
 ``random_state`` = each seed on the same splits; every figure is then the mean over the seeds and
@@ -172,18 +173,34 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
             raise SystemExit(f"clsvm_paper.py: dataset {entry['name']!r} has no training size: the CLSVM protocol "
                              f"needs \"train_size\" (rows per training split, or a fraction below 1) in its "
                              f"entry of {Path(entry['path']).parent / 'manifest.json'}")
-        return {**entry, "train_size": manifest["train_size"]}
+        entry = {**entry, "train_size": manifest["train_size"]}
+        if entry.get("positive") is None:
+            return entry
+        X, y = optrules.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"),
+                                 numeric=entry.get("numeric"))
+        return binarised(entry, X, y, runs)
     name = spec
     entry: dict[str, Any] = {"name": name, "positive": POSITIVE[name], "train_size": TRAIN_SIZE[name]}
     if name != "car_evaluation":
         return entry
     X, y = optrules.load(name)
-    path = runs / "data" / "car_evaluation_unacc.csv.gz"
+    return binarised({**entry, "categorical": list(X.columns)}, X, y, runs)
+
+
+def binarised(entry: dict[str, Any], X: Any, y: Any, runs: Path) -> dict[str, Any]:
+    """A dataset of more than two classes as the binary positive-vs-rest data set, written once to
+    ``runs/data/``, so that its splits are stratified on the two classes the CLSVM learns (the paper's
+    car_evaluation: unacc against the rest), whether it came by name or from a CSV; a two-class
+    dataset as it is."""
+    labels = y.astype(str)
+    if labels.nunique() <= 2:
+        return entry
+    positive = str(entry["positive"])
+    path = runs / "data" / f"{entry['name']}_{positive}.csv.gz"
     if not path.is_file():
-        labels = y.astype(str)
         path.parent.mkdir(parents=True, exist_ok=True)
-        X.assign(**{"class": labels.where(labels == POSITIVE[name], "rest")}).to_csv(path, index=False)
-    return {**entry, "path": str(path.resolve()), "label": "class", "categorical": list(X.columns)}
+        X.assign(**{"class": labels.where(labels == positive, "rest")}).to_csv(path, index=False)
+    return {**entry, "path": str(path.resolve()), "label": "class"}
 
 
 def method_entry(strategy: str, clm_time_limit: float) -> dict[str, Any]:

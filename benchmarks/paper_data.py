@@ -34,11 +34,24 @@ def manifest_entry(path: Path) -> dict[str, Any]:
     manifest = path.parent / "manifest.json"
     if not manifest.is_file():
         return {}
-    raw = json.loads(manifest.read_text(encoding="utf-8"))
-    entries = [{"name": key, **value} for key, value in raw.items()] if isinstance(raw, dict) else list(raw)
+    try:
+        raw = json.loads(manifest.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"{manifest}: not valid JSON: {error}") from None
+    if isinstance(raw, dict) and all(isinstance(value, dict) for value in raw.values()):
+        entries = [{"name": key, **value} for key, value in raw.items()]
+    elif isinstance(raw, list) and all(isinstance(value, dict) for value in raw):
+        entries = raw
+    else:
+        raise SystemExit(f"{manifest}: expected a list of entries (objects with \"file\", \"label\", ...) or an "
+                         "object of such entries keyed by dataset name")
     by_file = [e for e in entries if e.get("file") == path.name]
     by_name = [e for e in entries if e.get("name") == path.name.split(".")[0]]
-    return (by_file or by_name or [{}])[0]
+    entry = (by_file or by_name or [{}])[0]
+    for key in ("categorical", "numeric"):  # a single column name is a list of one
+        if isinstance(entry.get(key), str):
+            entry = {**entry, key: [entry[key]]}
+    return entry
 
 
 def find_csv(spec: str, data_dir: Path | None) -> tuple[Path, bool]:
