@@ -47,6 +47,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold
 
 import optrules
+from optrules.data import matching_label
 from optrules.registry import make_estimator
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -75,6 +76,12 @@ def load(dataset: str, data_dir: Path | None) -> tuple[str, pd.DataFrame, pd.Ser
         entry, _, _ = csv_dataset(dataset, data_dir)
         X, y = optrules.datasets.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"))
         dataset, positive = entry["name"], entry.get("positive")
+        if positive is not None:  # checked here, not inside the first fit: a one-line exit naming the dataset
+            label = matching_label(positive, sorted(set(y)))
+            if label is None:
+                raise SystemExit(f"brcg_paper.py: dataset {dataset!r}: positive class {positive!r} (its manifest's "
+                                 f"\"positive_class\") is not a label; labels: {sorted(set(y))}")
+            positive = label
     return dataset, X, y, positive if positive is not None else y.value_counts().idxmin()
 
 

@@ -654,3 +654,11 @@ def test_a_single_categorical_column_name_is_one_column(scripts, tmp_path):
     path = write_nominal(tmp_path, manifest={"categorical": "a", "numeric": "b"})
     assert paper_data.manifest_entry(path)["categorical"] == ["a"]
     assert paper_data.manifest_entry(path)["numeric"] == ["b"]
+
+
+def test_brcg_paper_names_a_manifest_positive_class_that_is_no_label(scripts, tmp_path):
+    """It failed inside the first fit, with a traceback naming neither dataset nor manifest."""
+    bench = scripts("brcg_paper")
+    write_nominal(tmp_path, manifest={"positive_class": "maybe"})
+    with pytest.raises(SystemExit, match=r"dataset 'toy': positive class 'maybe' .* is not a label"):
+        bench.load("toy", tmp_path)
