@@ -1779,3 +1779,12 @@ def test_a_cvxpy_start_leaves_out_a_variable_cvxpy_stores_in_fewer_columns() -> 
     assert sorted(start[~np.isnan(start)]) == [0.25, 0.5] and np.isnan(start).sum() == 3
     report = solve(problem, PC.LP, "highs", warm_start=True)
     assert report.status is Status.OPTIMAL and report.objective == pytest.approx(-4.0)
+
+
+def test_an_unverified_optimum_s_note_says_how_far_it_is() -> None:
+    from optrules.solvers.solving import report_note
+
+    out = Outcome("optimal", True, 12.6, 11.6)
+    note = report_note(Status.FEASIBLE, out, 11.6, GLOBAL, PC.MILP, "optimum_not_verified", 0.0794, "highs")
+    assert note == "highs reported an optimum, but the solution it returned is 7.94% from the bound, beyond the gap " \
+                   "tolerance: not proven"

@@ -112,8 +112,14 @@ def judge(out: Outcome, problem_class: ProblemClass, backend: Backend,
     return Status.FEASIBLE, term, relative_gap(objective, bound), bound
 
 
-def report_note(status: Status, out: Outcome, bound: float | None, backend: Backend, problem_class: ProblemClass) -> str:
-    """Why a report has no bound (when the backend did not already say), or the backend's own note."""
+def report_note(status: Status, out: Outcome, bound: float | None, backend: Backend, problem_class: ProblemClass,
+                termination: str = "", gap: float | None = None, solver: str = "") -> str:
+    """Why a claimed optimum is not counted as one, why a report has no bound (when the backend did
+    not already say), or the backend's own note."""
+    if termination == "optimum_not_verified":
+        verdict = (f"{solver} reported an optimum, but the solution it returned is {100 * gap:.2f}% from the "
+                   "bound, beyond the gap tolerance: not proven")
+        return f"{out.note}; {verdict}" if out.note else verdict
     if out.note or bound is not None or status in (Status.INFEASIBLE, Status.UNBOUNDED):
         return out.note
     if problem_class.is_nonconvex and not backend.global_optimum:
@@ -189,10 +195,7 @@ def solve(
         options=opts,
         load_seconds=out.load_seconds,
         time_limit=out.time_limit,
-        note=report_note(status, out, bound, backend, problem_class) if termination != "optimum_not_verified" else
-        "; ".join(part for part in (out.note, f"{spec.name} reported an optimum, but the solution it returned is "
-                                              f"{100 * gap:.2f}% from the bound, beyond the gap tolerance: not proven")
-                  if part),
+        note=report_note(status, out, bound, backend, problem_class, termination, gap, spec.name),
     )
 
 
