@@ -97,6 +97,7 @@ class _Syntax:
 _PANDAS = _Syntax(_column, _python_literal, " & ", " | ", "{0}.isna()", "{0}.notna()", "{0} in [{1}]",
                   "({0} not in [{1}] & {0}.notna())",  # pandas' "not in" holds on a missing value
                   "({0}.isna() & {0}.notna())", True)
+_ALWAYS = "({0}.isna() | {0}.notna())"  #: pandas: true on every row, missing or not
 _SQL = _Syntax(_identifier, _sql_literal, " AND ", " OR ", "{0} IS NULL", "{0} IS NOT NULL", "{0} IN ({1})",
                "{0} NOT IN ({1})",  # unknown on NULL, which CASE reads as false
                "FALSE", False)
@@ -170,8 +171,6 @@ def _rule_query(rule: Rule, first: str) -> str:
     """A rule's antecedent; without conditions, true on every row (``first``: a column of X, quoted)."""
     return " & ".join(condition_query(c) for c in rule.conditions) if rule.conditions else _ALWAYS.format(first)
 
-
-_ALWAYS = "({0}.isna() | {0}.notna())"  #: true on every row, missing or not
 
 
 # --------------------------------------------------------------------------- SQL

@@ -24,6 +24,7 @@ structure, types and values before building anything, and every error names the 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -160,10 +161,14 @@ def _as_categories(feature: str, column: np.ndarray, categories: set[Any]) -> np
     return np.array([v if _missing_value(v) else replaced.get(v, v) for v in column.tolist()], dtype=object)
 
 
+def _is_nan(value: Any) -> bool:
+    """Whether one value is a float NaN (a tuple or a string never is)."""
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
 def _missing_value(value: Any) -> bool:
     """Whether one value is missing (None, NaN, pd.NA, NaT); a tuple is a value, never missing."""
-    return (value is None or value is pd.NA or value is pd.NaT
-            or (isinstance(value, (float, np.floating)) and math.isnan(value)))
+    return value is None or value is pd.NA or value is pd.NaT or _is_nan(value)
 
 
 def column_positions(X: pd.DataFrame, features: Iterable[str]) -> dict[str, int]:
@@ -539,7 +544,7 @@ def _is_class(label: Any, classes: Sequence[Any]) -> bool:
 
 def _check_classes(classes: Sequence[Any]) -> None:
     """Classes are distinct (``1`` and ``True`` are equal, so they cannot both be classes) and none is NaN."""
-    if any(isinstance(c, float) and math.isnan(c) for c in classes):
+    if any(map(_is_nan, classes)):
         raise ValueError("NaN is not a class")
     if len(set(classes)) != len(classes):
         raise ValueError(f"the classes must be distinct, got {list(classes)}")
@@ -776,7 +781,7 @@ class CategoricalCondition(Condition):
     def __init__(self, feature: str, categories: Iterable[Hashable], negated: bool = False,
                  missing: bool = False) -> None:
         unique = {_to_python(c) for c in categories}
-        if any(isinstance(c, float) and math.isnan(c) for c in unique):
+        if any(map(_is_nan, unique)):
             raise ValueError(f"categorical condition on {feature!r}: NaN is not a category (a missing value is "
                              "missing=True)")
         if not unique and (negated or not missing):
@@ -979,13 +984,15 @@ class Ruleset:
             columns = {f: X.iloc[:, position[f]].to_numpy() for f in needed}
         else:
             columns = self._array_columns(X, needed)
-        for feature, categories in self._categories_read().items():
+        for feature, categories in self._categories_read.items():
             if feature in columns:
                 columns[feature] = _as_categories(feature, columns[feature], categories)
         return columns
 
+    @functools.cached_property
     def _categories_read(self) -> dict[str, set[Any]]:
-        """Feature -> the categories its categorical conditions name."""
+        """Feature -> the categories its categorical conditions name (once per Ruleset: ``covers`` runs
+        many times in a tuned experiment)."""
         named: dict[str, set[Any]] = {}
         for rule in self.rules:
             for condition in rule.conditions:
