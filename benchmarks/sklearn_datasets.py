@@ -9,6 +9,9 @@ DIR`` then reads them. Every feature is numeric.
   positive = "malignant" (development set).
 * wine: UCI Wine, ``load_wine`` (178 rows, 13 features, 3 cultivars); positive = "class_2", one class
   against the rest (confirmation set).
+* diabetes_high: Efron et al.'s diabetes data, ``load_diabetes`` (442 rows, 10 features, scaled as
+  scikit-learn ships them); positive = "high", the disease progression after one year in its top
+  quarter (``benchmarks/regression_labels.py``), against "rest" (second confirmation round).
 
     python benchmarks/sklearn_datasets.py --out /tmp/unseen
 """
@@ -22,15 +25,22 @@ from pathlib import Path
 import pandas as pd
 from sklearn import datasets
 
+from regression_labels import HIGH, top_quarter
+
 #: dataset name -> (scikit-learn loader, positive class)
-SOURCES = {"wdbc": ("load_breast_cancer", "malignant"), "wine": ("load_wine", "class_2")}
+SOURCES = {"wdbc": ("load_breast_cancer", "malignant"), "wine": ("load_wine", "class_2"),
+           "diabetes_high": ("load_diabetes", HIGH)}
 
 
 def frame_of(loader: str) -> pd.DataFrame:
-    """A scikit-learn dataset as features plus a ``class`` column holding the class names."""
+    """A scikit-learn dataset as features plus a ``class`` column holding the class names (a numeric
+    target: its top quarter, :func:`regression_labels.top_quarter`)."""
     bunch = getattr(datasets, loader)(as_frame=True)
     frame = bunch.data.copy()
-    frame["class"] = bunch.target.map(dict(enumerate(bunch.target_names)))
+    if "target_names" in bunch:
+        frame["class"] = bunch.target.map(dict(enumerate(bunch.target_names)))
+    else:
+        frame["class"] = top_quarter(bunch.target)
     return frame
 
 
