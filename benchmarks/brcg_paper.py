@@ -53,7 +53,7 @@ from optrules.registry import make_estimator
 sys.path.insert(0, str(Path(__file__).parent))
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
-                        done, parse_positive, positive_of, save)
+                        done, is_bundled, parse_positive, positive_of, save)
 
 #: AIX360 BooleanRuleCG on this machine (5-fold CV): F1 of the positive class and rules.
 AIX360 = {"tic_tac_toe": (1.00, 8), "pima": (0.61, 7), "heart_statlog": (0.74, 9), "wisconsin": (0.93, 5)}
@@ -69,7 +69,7 @@ def load(dataset: str, data_dir: Path | None) -> tuple[str, pd.DataFrame, pd.Ser
         data = load_breast_cancer(as_frame=True)
         X, y = data.data, data.target.map({0: "malignant", 1: "benign"})
         positive = "malignant"
-    elif dataset in optrules.datasets.list_datasets():
+    elif is_bundled(dataset, data_dir):
         X, y = optrules.load(dataset)
         positive = y.attrs.get("positive")
     else:

@@ -19,9 +19,6 @@ import statistics
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from optrules.registry import make_estimator
 
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)

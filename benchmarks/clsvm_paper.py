@@ -100,7 +100,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
                         seed_spread, standard_error, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_data_arguments, check_positive, csv_dataset, parse_positive,  # noqa: E402
+from paper_data import (add_data_arguments, check_positive, csv_dataset, is_bundled, parse_positive,  # noqa: E402
                         positive_of)
 
 TRAIN_SIZE = {"german": 700, "australian": 500, "car_evaluation": 1200, "mushroom": 5000, "adult": 5000}
@@ -164,7 +164,7 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
     ``runs/data/``), else a CSV with its manifest's training size (a ``SystemExit`` naming the key
     when the entry has none)."""
     if spec not in TRAIN_SIZE:
-        if spec in optrules.datasets.list_datasets():
+        if is_bundled(spec, data_dir):
             raise SystemExit(f"clsvm_paper.py: {spec!r} is bundled but not a dataset of Table 1 "
                              f"({', '.join(TRAIN_SIZE)}), so it has no training size: write it as a CSV with "
                              f"a manifest.json entry that gives \"train_size\"")

@@ -132,7 +132,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, fold_means, mean_spread, trivial_scores,  # noqa: E402  (benchmarks/acceptance.py)
                         verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_results_arguments, check_positive, done, find_csv,  # noqa: E402
+from paper_data import (add_results_arguments, check_positive, done, find_csv, is_bundled,  # noqa: E402
                         manifest_entry, parse_positive, positive_of, save)
 
 MAX_FEATURES = 5
@@ -271,13 +271,15 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     """A bundled dataset by name, a CSV file by path, or ``<data_dir>/<spec>`` (also with ``.csv.gz``
     or ``.csv`` appended).
 
-    A CSV's label column (default "class"), categorical columns and positive class come from a
-    ``manifest.json`` beside it (``paper_data.manifest_entry``: "label", "categorical",
-    "positive_class", as in the bundled manifest). Without a manifest positive class the paper's target class (Table 6) is
-    used when a label of the file spells it (ignoring case), else the runner's rule (the minority
-    class). The dataset's name is the file name up to its first dot, as in the runner.
+    A CSV's label column (default "class"), categorical and numeric columns and positive class come
+    from a ``manifest.json`` beside it (``paper_data.manifest_entry``: "label", "categorical",
+    "numeric", "positive_class", as in the bundled manifest); a bundled name shadowed by a different
+    file in ``data_dir`` is an error (``paper_data.is_bundled``). Without a manifest positive class
+    the paper's target class (Table 6) is used when a label of the file spells it (ignoring case),
+    else the runner's rule (the minority class). The dataset's name is the file name up to its first
+    dot, as in the runner.
     """
-    if spec in optrules.datasets.list_datasets():
+    if is_bundled(spec, data_dir):
         meta = optrules.datasets.info(spec)
         paper, note = checked_row(spec, meta["n_rows"])
         categorical = paper_categorical(paper, meta["categorical"])
@@ -293,12 +295,15 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     name = path.name.split(".")[0]
     manifest = manifest_entry(path)
     label = manifest.get("label") or "class"
-    X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"))
+    X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"),
+                                      numeric=manifest.get("numeric"))
     entry: dict[str, Any] = {"name": name, "path": str(path.resolve()), "label": label}
     paper, note = checked_row(name, len(X))
     categorical = paper_categorical(paper, list(manifest.get("categorical") or []))
     if categorical:
         entry["categorical"] = categorical
+    if manifest.get("numeric"):
+        entry["numeric"] = list(manifest["numeric"])
     positive = manifest.get("positive_class")
     if positive is None and paper is not None:  # the paper's target, if a label spells it (any case)
         target = PAPER[paper]["target"].lower()

@@ -7,7 +7,9 @@ A dataset is named on the command line as a bundled dataset, a CSV path, or the 
 ``manifest.json`` in its directory: a list of entries, or a dict of entries keyed by name, in the
 bundled manifest's format ("file", "name", "label", "categorical", "numeric", "positive_class"; a script may read
 keys of its own, such as CLSVM's "train_size"). The entry is the one whose "file" is the CSV's file
-name, else the one whose "name" is the dataset's name (the file name up to its first dot).
+name, else the one whose "name" is the dataset's name (the file name up to its first dot). A
+bundled name is the bundled dataset, unless ``--data-dir`` holds a different file of that name: that
+is an error asking for the file's path, never a silent choice of one (``is_bundled``).
 
 ``--positive`` takes ``VALUE`` (the positive class of every dataset of the run; meant for one
 dataset at a time) or ``NAME=VALUE`` pairs (one per dataset; a value may itself contain "="); it
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,23 @@ def manifest_entry(path: Path) -> dict[str, Any]:
         if isinstance(entry.get(key), str):
             entry = {**entry, key: [entry[key]]}
     return entry
+
+
+def is_bundled(spec: str, data_dir: Path | None) -> bool:
+    """Whether ``spec`` names a bundled dataset; a ``SystemExit`` when ``data_dir`` also holds a file of
+    that name (``<spec>``, ``.csv.gz`` or ``.csv``) whose bytes differ from the bundled file's, naming
+    both (a copy of the bundled file, as in ``../shared/data``, is the bundled dataset)."""
+    if spec not in optrules.datasets.list_datasets():
+        return False
+    if data_dir is None:
+        return True
+    bundled = Path(str(resources.files("optrules.datasets").joinpath("data", optrules.datasets.info(spec)["file"])))
+    for suffix in ("", ".csv.gz", ".csv"):
+        local = data_dir / f"{spec}{suffix}"
+        if local.is_file() and local.read_bytes() != bundled.read_bytes():
+            raise SystemExit(f"--datasets: {spec!r} is both a bundled dataset and the file {local}, which differs "
+                             f"from it; name the file by its path ({local}) to use it, or rename it")
+    return True
 
 
 def find_csv(spec: str, data_dir: Path | None) -> tuple[Path, bool]:

@@ -75,7 +75,6 @@ ADDRESS_SPACE_LIMIT = 8 * 2**30
 
 def _data(spec: dict):
     """(X_train, y_train, X_test, y_test, positive) for a synthetic size or a bundled data set."""
-    import numpy as np
     import pandas as pd
 
     if spec["kind"] == "synthetic":

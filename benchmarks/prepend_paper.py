@@ -80,7 +80,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ttest_rel
 
-import optrules
 from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -88,7 +87,7 @@ from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, se
                         seed_spread, takes_seed, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
-                        done, parse_positive, positive_of, save)
+                        done, is_bundled, parse_positive, positive_of, save)
 
 CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
 #: the learner's seeds (random_state) of the variants that draw random numbers (none does)
@@ -128,7 +127,7 @@ def dataset_entry(spec: str, bundled: list[dict[str, Any]], data_dir: Path | Non
     for entry in bundled:
         if entry["name"] == spec:
             return dict(entry)
-    if spec in optrules.datasets.list_datasets():
+    if is_bundled(spec, data_dir):
         return {"name": spec}
     return csv_dataset(spec, data_dir)[0]
 

@@ -91,6 +91,24 @@ def test_a_csv_is_found_by_path_or_name_with_its_manifest_entry(scripts, tmp_pat
         data.csv_dataset("nosuch", tmp_path)
 
 
+def test_a_bundled_name_is_the_bundled_dataset_unless_data_dir_holds_another_file_so_named(scripts, tmp_path):
+    import shutil
+    from importlib import resources
+
+    import optrules
+
+    data = scripts("paper_data")
+    assert data.is_bundled("haberman", None) and data.is_bundled("haberman", tmp_path)
+    assert not data.is_bundled("toy", tmp_path)
+    file_name = optrules.datasets.info("haberman")["file"]
+    bundled = Path(str(resources.files("optrules.datasets").joinpath("data", file_name)))
+    shutil.copyfile(bundled, tmp_path / bundled.name)  # a copy, as ../shared/data holds: the bundled dataset
+    assert data.is_bundled("haberman", tmp_path)
+    write_nominal(tmp_path, name="haberman")  # another dataset under the same name: never chosen silently
+    with pytest.raises(SystemExit, match=r"'haberman' is both a bundled dataset and the file .*haberman\.csv"):
+        data.is_bundled("haberman", tmp_path)
+
+
 def test_results_are_read_back_only_with_the_same_settings_and_without_rerun(scripts, tmp_path):
     data = scripts("paper_data")
     settings = {"splits": (0, 1), "positive": "yes"}

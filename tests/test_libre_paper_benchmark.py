@@ -93,6 +93,23 @@ def test_a_heart_csv_is_read_with_the_papers_types_whatever_its_manifest_says(be
     assert bench.find_dataset(str(tmp_path / "heart.csv.gz"), None).entry["categorical"] == categorical
 
 
+def test_a_csv_takes_its_manifests_numeric_columns(bench, tmp_path):
+    """An integer-coded column the manifest declares numeric is read as numbers without the load
+    warning, and the runner's entry keeps the declaration (it was dropped before)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    grade = rng.integers(1, 4, 120)
+    pd.DataFrame({"grade": grade, "x": rng.uniform(0, 1, 120), "class": np.where(grade == 3, "yes", "no")}).to_csv(
+        tmp_path / "graded.csv", index=False)
+    (tmp_path / "manifest.json").write_text(json.dumps([{"file": "graded.csv", "numeric": "grade"}]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dataset = bench.find_dataset("graded", tmp_path)
+        X, _ = bench.load_config(bench.experiment(bench.parse_args([]), dataset, 0)).datasets[0].load()
+    assert dataset.entry["numeric"] == ["grade"] and X["grade"].dtype.kind in "if"
+
+
 def test_a_csv_takes_categorical_columns_and_positive_class_from_its_manifest(bench, tmp_path):
     write_csv(tmp_path / "transfusion.csv.gz", 748, ("yes", "no"))
     pd.read_csv(tmp_path / "transfusion.csv.gz").rename(columns={"class": "donated"}).to_csv(
