@@ -177,6 +177,17 @@ def test_quick_run_on_a_csv_outside_the_package_reports_it_without_acceptance(be
     assert "positive class 'pos'" in report  # the minority class (x > 6 is 40% of rows)
 
 
+def test_without_paper_values_the_depth_5_tree_is_the_bar_and_a_constant_model_never_passes(bench):
+    informative, constant = np.array([0.80, 0.85, 0.90, 0.82, 0.88]), np.full(5, 0.5)
+    assert bench.verdict(0.90, 2.0, informative, None) == "no paper value"  # no --baselines
+    assert bench.verdict(0.90, 2.0, informative, None, tree_f1=0.92) == "vs dt depth 5: pass"  # within 0.03
+    assert "FAIL (F1)" in bench.verdict(0.88, 2.0, informative, None, tree_f1=0.92)
+    # F1 above a weak tree, yet one class everywhere (balanced accuracy 0.5 on every fold): fails
+    assert "FAIL (balanced accuracy)" in bench.verdict(0.60, 1.0, constant, None, tree_f1=0.50)
+    paper = {"f1": (0.80, 0.05), "rules": (2.0, 1.0)}
+    assert bench.verdict(0.90, 2.0, informative, paper, tree_f1=0.99) == "pass"  # paper values come first
+
+
 def test_baselines_are_tuned_on_the_runners_training_rows_and_positive_class(bench, tmp_path, monkeypatch):
     from sklearn.model_selection import GridSearchCV
 
