@@ -133,3 +133,20 @@ def test_a_tuned_method_resumes_with_its_tune_columns_and_refits_isolated(tmp_pa
     resumed = run({**experiment, "parallel": {"isolate": True}}, out=tmp_path, resume=True, verbose=False)
     pd.testing.assert_frame_equal(resumed.drop(columns=list(TIMING_COLUMNS)),
                                   complete.drop(columns=list(TIMING_COLUMNS)))
+
+
+def test_a_run_that_stops_before_any_fit_leaves_the_earlier_log_and_a_new_run_its_own_plots_only(tmp_path):
+    small = config(datasets=("monk1",), methods=[{"name": "setcover-greedy", "params": {"candidates": CANDIDATES}}])
+    run(small, out=tmp_path, verbose=False)
+    logged = (tmp_path / LOG_NAME).read_text()
+    assert logged.count("\n") == 2
+    # a mistake found when the data is loaded (a label that is no column): no fit ran, the log stays
+    with pytest.raises(ConfigError, match="nosuchlabel"):
+        run({**small, "datasets": [{"name": "monk1"}, {"path": str(tmp_path / "results.csv"), "label": "nosuchlabel"}]},
+            out=tmp_path, verbose=False)
+    assert (tmp_path / LOG_NAME).read_text() == logged
+    # a plot an earlier run wrote for a dataset this run does not have is gone after it
+    stale = tmp_path / "f1_vs_size_an_earlier_dataset.png"
+    stale.write_bytes(b"not a plot of this run")
+    run(small, out=tmp_path, verbose=False)
+    assert not stale.exists() and (tmp_path / LOG_NAME).read_text().count("\n") == 2

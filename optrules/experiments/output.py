@@ -13,6 +13,9 @@
     report.md         the paper-style tables with the baselines, the significance tests
                       (``optrules.experiments.report``, ``optrules.experiments.statistics``) and the plots
     *.png             the plots (``optrules.experiments.plots``) when matplotlib is installed
+
+Plots and ``results.parquet`` an earlier run left in the directory are removed first, so that every
+file there belongs to this run (``results.jsonl`` is the run's own, see ``run``).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def write_outputs(results: pd.DataFrame, config: ExperimentConfig, out: str | Pa
     resolved configuration (each dataset's positive class known), as ``run`` has it."""
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
+    _remove_earlier_outputs(directory)
     written = [directory / "results.csv", directory / "config.json", directory / "environment.json",
                directory / "report.md", directory / "baselines.csv"]
     results.to_csv(written[0], index=False)
@@ -74,6 +78,16 @@ def write_outputs(results: pd.DataFrame, config: ExperimentConfig, out: str | Pa
         written.append(directory / "results.parquet")
         results.to_parquet(written[-1], index=False)
     return written
+
+
+def _remove_earlier_outputs(directory: Path) -> None:
+    """Delete the files of an earlier run that this one may not write again: its plots (one per
+    dataset, a test's diagram only when the test ran) and its parquet table."""
+    from optrules.experiments.plots import PLOT_FILES
+
+    for pattern in (*PLOT_FILES, "results.parquet"):
+        for path in directory.glob(pattern):
+            path.unlink()
 
 
 def environment() -> dict[str, Any]:

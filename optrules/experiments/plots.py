@@ -190,6 +190,10 @@ def _file_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text))
 
 
+#: The file names :func:`write_plots` can write (glob patterns): an output directory's plots.
+PLOT_FILES = ("f1_vs_size_*.png", "fit_time.png", "critical_difference_*.png")
+
+
 def write_plots(results: pd.DataFrame, out: str | Path) -> list[Path]:
     """Write into ``out``: ``f1_vs_size_<dataset>.png`` for every dataset where a size measure
     applies, ``fit_time.png``, and ``critical_difference_<metric>.png`` for each metric of

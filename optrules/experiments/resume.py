@@ -15,7 +15,9 @@ directory but not on edited data: :func:`dataset_setup`), the method's entry wit
 runs isolated, the backend and the number of jobs are not part of the setup: they do not change a
 successful fit's row. Crashed, timed-out and recorded failed fits are finished rows like any other;
 delete their lines to fit them again. Lines of tasks the configuration does not have are kept in the
-file and left out of the table. Without ``resume`` the log starts empty.
+file and left out of the table. Without ``resume`` the log starts empty, when the first row is
+written: a run that stops before any fit (a mistake in its configuration or data) leaves an earlier
+run's log as it was.
 """
 
 from __future__ import annotations
@@ -57,14 +59,15 @@ class RowLog:
         if resume and self.path.is_file():
             self._finished = _read(self.path)
             _drop_incomplete_line(self.path)  # appending after a cut-off line would corrupt the next row
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle: IO[str] = self.path.open("a" if resume else "w", encoding="utf-8")
+        self._resume = resume
+        self._handle: IO[str] | None = None  # opened at the first row
 
     def __enter__(self) -> RowLog:
         return self
 
     def __exit__(self, *_: Any) -> None:
-        self._handle.close()
+        if self._handle is not None:
+            self._handle.close()
 
     def finished_row(self, key: TaskKey, setup: Mapping[str, Any]) -> dict[str, Any] | None:
         """The logged row of task ``key`` (None: not logged); an error if it ran with another setup."""
@@ -86,6 +89,9 @@ class RowLog:
         dataset, method, fold = key
         line = {"dataset": dataset, "method": method, "fold": fold, "setup": _as_json(setup),
                 "row": {k: _cell(v) for k, v in row.items()}}
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("a" if self._resume else "w", encoding="utf-8")
         self._handle.write(json.dumps(line, default=str) + "\n")
         self._handle.flush()
 
