@@ -325,6 +325,19 @@ def test_cl_rr_rounds_the_last_iterate_when_ipopt_stops_at_its_limit(german_samp
     assert ruleset.n_rules > 0 and 1 <= ruleset.meta["roundings_tried"] <= 3
 
 
+def test_a_rounding_strategy_reports_the_status_of_its_scorecard_not_of_its_relaxation(german_sample):
+    """clm-rr's relaxation is solved to optimality; the rounded scorecard it returns is a feasible point
+    of CL with a gap to the relaxation's bound: "feasible", never "optimal" while that gap is open."""
+    from optrules.experiments.report import exact_summary
+
+    X, y = german_sample
+    meta = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=0, draws=3).fit(X, y).ruleset_.meta
+    assert meta["relaxation_status"] == "optimal" and meta["gap"] > 0
+    assert meta["status"] == "feasible" and meta["termination"] == ("rounding" if meta["fallback"] is None else "start")
+    assert meta["objective"] >= meta["best_bound"]
+    assert "status feasible (rounding)" in exact_summary(meta) and "relaxation optimal" in exact_summary(meta)
+
+
 def test_randomized_rounding_is_reproducible_with_random_state(german_sample):
     X, y = german_sample
     first = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=3, draws=5).fit(X, y).ruleset_

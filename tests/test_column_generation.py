@@ -325,6 +325,8 @@ def test_a_spent_time_limit_returns_without_a_bound_or_certificate():
     result = column_generation(problem, 0.5, 2, solver_options={"time_limit": 1e-9})
     assert result.stop_reason == "time_limit" and not result.certified and result.best_bound is None
     assert result.objective == pytest.approx(problem.pos.sum())  # no rule: every positive uncovered
+    # the rule set without rules is the start, said as such
+    assert result.fallback == "start" and "before any clause was generated" in result.fallback_reason
 
 
 def test_a_lagrangian_bound_from_a_stopped_search_is_valid():

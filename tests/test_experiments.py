@@ -1177,6 +1177,19 @@ def test_rows_carry_status_bound_gap_fallback_instance_and_stage_seconds():
     assert (by_fold == 1).all()
 
 
+def test_a_fit_stopped_before_its_first_solve_keeps_its_status_and_fallback_in_its_row():
+    """brcg with its time limit spent before any solve records status, termination and fallback but no
+    solve report: the row has them (it had an empty status)."""
+    config = small_config(datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 0},
+                          methods=[{"name": "brcg", "solver_options": {"time_limit": 1e-9}}])
+    _, outcomes = execute(load_config(config), verbose=False)
+    for outcome in outcomes:
+        meta, row = outcome.ruleset.meta, outcome.row
+        assert not meta.get("solve_reports") and meta["termination"] == "time_limit"
+        assert row["status"] == meta["status"] == "feasible" and row["fallback"] == "start"
+        assert row["bound"] is None and row["gap"] is None
+
+
 def _certainty_rows(statuses, gaps, fallbacks):
     return pd.DataFrame({"dataset": "d", "method": "m", "exact": True, "f1": 0.5, "status": statuses,
                          "gap": gaps, "fallback": fallbacks})

@@ -391,17 +391,30 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
         if report.status is Status.OPTIMAL:  # a convex relaxation: its optimum bounds CL-bigM, hence CL
             bounds.append(report.objective)
     run.reports.append(report)
-    extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective)
+    extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective,
+                 relaxation_status=report.status.value, relaxation_termination=report.termination)
     best, tried, stopped = (None, 0, "") if relaxed is None else run.best_rounding(relaxed, draws, rng)
     extra["roundings_tried"] = tried
     if best is not None:  # the best rounding, as the strategy defines it (even when SVM_C was better)
-        return _finish(run, best, report, bounds, None, "", extra)
+        return _as_rounded(_finish(run, best, report, bounds, None, "", extra))
     if relaxed is None:
         reason = (f"the relaxation returned no solution ({report.status.value}: {report.termination}); "
                   "the SVM_C start is returned")
     else:
         reason = f"{stopped}; the SVM_C start is returned"
-    return _finish(run, start, report, bounds, "start", reason, extra)
+    return _as_rounded(_finish(run, start, report, bounds, "start", reason, extra))
+
+
+def _as_rounded(result: StrategyResult) -> StrategyResult:
+    """A rounding strategy's status is that of what it returns, a feasible point of CL (a rounding,
+    or the SVM_C start): "optimal" only when a bound closes its gap, else "feasible"; its termination
+    says which ("rounding" or "start"). The relaxation's own status and termination stay in ``meta``
+    as ``relaxation_status`` and ``relaxation_termination`` (an optimal relaxation is not an optimal
+    scorecard)."""
+    meta = dict(result.meta)
+    meta["status"] = Status.OPTIMAL.value if meta["gap"] == 0.0 else Status.FEASIBLE.value
+    meta["termination"] = "rounding" if meta["fallback"] is None else "start"
+    return StrategyResult(result.card, result.objective, result.reports, meta)
 
 
 def _bound_counts(reports: list[SolveReport], M: np.ndarray) -> dict[str, int]:

@@ -666,8 +666,10 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
     start_objective = rule_objective(problem, [clauses[k] for k in start.tolist()], penalty)
     final: SolveReport | None = None
     chosen, fallback, reason = start, None, ""
-    if master.n_columns and budget.expired:
-        fallback, reason = "start", "the time limit was reached before the integer master; the greedy selection is returned"
+    if budget.expired:
+        fallback, reason = "start", ("the time limit was reached before the integer master; the greedy selection is "
+                                     "returned" if master.n_columns else "the time limit was reached before any clause "
+                                     "was generated; the rule set without rules is returned")
     elif master.n_columns:
         master.set_start(start)
         with budget.stage("integer_master"):

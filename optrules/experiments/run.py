@@ -432,15 +432,18 @@ def _solve_summary(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The :data:`SOLVE_COLUMNS`, ``time_limit`` and :data:`STAGE_COLUMNS` of a fit from its Ruleset's meta.
 
     The method's own figures come first: ``status``, ``best_bound``, ``gap``, ``fallback``,
-    ``objective``, ``instance`` and the stage seconds that the exact methods record. A method that
-    only left solve reports gets the least favourable status among them and the largest known gap;
-    the solver column joins the distinct solvers with "+". Without a solver every cell is empty but
-    the objective (heuristic selections record one) and the instance.
+    ``objective``, ``instance`` and the stage seconds that the exact methods record (a method stopped
+    by its limit before any solve keeps the status it records). A method that only left solve reports
+    gets the least favourable status among them and the largest known gap; the solver column joins
+    the distinct solvers with "+". Without a solver and a status every cell is empty but the objective
+    (heuristic selections record one) and the instance.
     """
     reports: list[SolveReport] = list(meta.get("solve_reports", []))
     objective = meta.get("objective", reports[-1].objective if reports else None)
-    row: dict[str, Any] = {"solver": None, "status": None, "objective": _number(objective), "bound": None,
-                           "gap": None, "fallback": meta.get("fallback"), "instance": meta.get("instance"),
+    row: dict[str, Any] = {"solver": meta.get("solver") if isinstance(meta.get("solver"), str) else None,
+                           "status": meta.get("status"), "objective": _number(objective),
+                           "bound": _number(meta.get("best_bound")), "gap": _number(meta.get("gap")),
+                           "fallback": meta.get("fallback"), "instance": meta.get("instance"),
                            "certified": meta.get("certified"),
                            "time_limit": _number(meta.get("time_limit")),
                            **{column: _number(meta.get(column)) for column in STAGE_COLUMNS}}
