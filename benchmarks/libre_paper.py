@@ -273,10 +273,10 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     """A bundled dataset by name, a CSV file by path, or ``<data_dir>/<spec>`` (also with ``.csv.gz``
     or ``.csv`` appended).
 
-    A CSV's label column (default "class"), categorical and numeric columns and positive class come
-    from a ``manifest.json`` beside it (``paper_data.manifest_entry``: "label", "categorical",
-    "numeric", "positive_class", as in the bundled manifest); a bundled name shadowed by a different
-    file in ``data_dir`` is an error (``paper_data.is_bundled``). Without a manifest positive class
+    A CSV's label column (default "class"), categorical and numeric columns, missing-value markers
+    and positive class come from a ``manifest.json`` beside it (``paper_data.manifest_entry``:
+    "label", "categorical", "numeric", "missing", "positive_class", as in the bundled manifest); a
+    bundled name shadowed by a different file in ``data_dir`` is an error (``paper_data.is_bundled``). Without a manifest positive class
     the paper's target class (Table 6) is used when a label of the file spells it (ignoring case),
     else the runner's rule (the minority class). The dataset's name is the file name up to its first
     dot, as in the runner.
@@ -298,14 +298,15 @@ def find_dataset(spec: str, data_dir: Path | None) -> Dataset:
     manifest = manifest_entry(path)
     label = manifest.get("label") or "class"
     X, y = optrules.datasets.load_csv(path, label=label, categorical=manifest.get("categorical"),
-                                      numeric=manifest.get("numeric"))
+                                      numeric=manifest.get("numeric"), missing=manifest.get("missing"))
     entry: dict[str, Any] = {"name": name, "path": str(path.resolve()), "label": label}
     paper, note = checked_row(name, len(X))
     categorical = paper_categorical(paper, list(manifest.get("categorical") or []))
     if categorical:
         entry["categorical"] = categorical
-    if manifest.get("numeric"):
-        entry["numeric"] = list(manifest["numeric"])
+    for key in ("numeric", "missing"):
+        if manifest.get(key):
+            entry[key] = list(manifest[key])
     positive = manifest.get("positive_class")
     if positive is None and paper is not None:  # the paper's target, if a label spells it (any case)
         target = PAPER[paper]["target"].lower()

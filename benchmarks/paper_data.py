@@ -5,9 +5,10 @@ let a rerun resume.
 A dataset is named on the command line as a bundled dataset, a CSV path, or the name of a CSV file in
 ``--data-dir`` (``<name>``, ``<name>.csv.gz`` or ``<name>.csv``). A CSV's manifest is the
 ``manifest.json`` in its directory: a list of entries, or a dict of entries keyed by name, in the
-bundled manifest's format ("file", "name", "label", "categorical", "numeric", "positive_class"; a script may read
-keys of its own, such as CLSVM's "train_size"). The entry is the one whose "file" is the CSV's file
-name, else the one whose "name" is the dataset's name (the file name up to its first dot). A
+bundled manifest's format ("file", "name", "label", "categorical", "numeric", "missing",
+"positive_class"; a script may read keys of its own, such as CLSVM's "train_size"). The entry is
+the one whose "file" is the CSV's file name, else the one whose "name" is the dataset's name (the
+file name up to its first dot). A
 bundled name is the bundled dataset, unless ``--data-dir`` holds a different file of that name: that
 is an error asking for the file's path, never a silent choice of one (``is_bundled``).
 
@@ -51,7 +52,7 @@ def manifest_entry(path: Path) -> dict[str, Any]:
     by_file = [e for e in entries if e.get("file") == path.name]
     by_name = [e for e in entries if e.get("name") == path.name.split(".")[0]]
     entry = (by_file or by_name or [{}])[0]
-    for key in ("categorical", "numeric"):  # a single column name is a list of one
+    for key in ("categorical", "numeric", "missing"):  # a single name (or marker) is a list of one
         if isinstance(entry.get(key), str):
             entry = {**entry, key: [entry[key]]}
     return entry
@@ -91,16 +92,17 @@ def find_csv(spec: str, data_dir: Path | None) -> tuple[Path, bool]:
 
 def csv_dataset(spec: str, data_dir: Path | None) -> tuple[dict[str, Any], dict[str, Any], bool]:
     """A CSV dataset as the experiment runner's dataset entry (name, path, label, and the manifest's
-    categorical and numeric columns and positive class when it has them), its manifest entry (for the keys a
-    script reads itself) and whether it came from ``data_dir``."""
+    categorical and numeric columns, missing-value markers and positive class when it has them), its
+    manifest entry (for the keys a script reads itself) and whether it came from ``data_dir``."""
     path, from_data_dir = find_csv(spec, data_dir)
     manifest = manifest_entry(path)
     entry: dict[str, Any] = {"name": path.name.split(".")[0], "path": str(path.resolve()),
                              "label": manifest.get("label") or "class"}
     if manifest.get("categorical"):
         entry["categorical"] = list(manifest["categorical"])
-    if manifest.get("numeric"):
-        entry["numeric"] = list(manifest["numeric"])
+    for key in ("numeric", "missing"):
+        if manifest.get(key):
+            entry[key] = list(manifest[key])
     if manifest.get("positive_class") is not None:
         entry["positive"] = manifest["positive_class"]
     return entry, manifest, from_data_dir

@@ -1,7 +1,7 @@
 """The ``optrules`` command line.
 
     optrules compare tic_tac_toe [--methods setcover libre ...] [--test-size 0.3] [--seed 0]
-    optrules compare --csv my_data.csv --label class --positive yes [--categorical code ...]
+    optrules compare --csv my_data.csv --label class --positive yes [--categorical code ...] [--missing NA]
     optrules run CONFIG.toml [--jobs N] [--out DIR] [--resume] [--scheduler tcp://host:8786] [--quiet]
     optrules fit --dataset tic_tac_toe --method setcover [--solver scip] [--time-limit 30] [--param alpha=0.7 ...]
     optrules fit --csv my_data.csv --label class --method libre
@@ -9,8 +9,9 @@
     optrules methods
     optrules --version
 
-A CSV file is read by :func:`optrules.datasets.load_csv` (a header row; only empty fields are
-missing; columns whose values all parse as numbers are numeric unless ``--categorical`` names them).
+A CSV file is read by :func:`optrules.datasets.load_csv` (a header row; empty fields are missing, and
+the strings ``--missing`` lists; columns whose values all parse as numbers are numeric unless
+``--categorical`` names them).
 
 Building the parser and listing the datasets or methods import neither scikit-learn, the compiled
 kernels nor a solver stack: each command imports what it runs when it runs.
@@ -66,9 +67,10 @@ def _time_limit(text: str) -> float | None:
 
 
 def _check_data_arguments(args: argparse.Namespace) -> None:
-    """``--label`` and ``--categorical`` describe a CSV file: they need ``--csv``."""
-    if args.csv is None and (args.label is not None or args.categorical):
-        raise ValueError("--label and --categorical describe a CSV file: give them with --csv PATH")
+    """``--label``, ``--categorical``, ``--numeric`` and ``--missing`` describe a CSV file: they need ``--csv``."""
+    if args.csv is None and (args.label is not None or args.categorical or args.numeric or args.missing):
+        raise ValueError("--label, --categorical, --numeric and --missing describe a CSV file: "
+                         "give them with --csv PATH")
 
 
 def _load_data(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.Series]:
@@ -77,7 +79,7 @@ def _load_data(args: argparse.Namespace) -> tuple[str, pd.DataFrame, pd.Series]:
         X, y = load(args.dataset)
         return args.dataset, X, y
     X, y = load_csv(args.csv, label=args.label or "class", positive=args.positive,
-                    categorical=args.categorical or None)
+                    categorical=args.categorical or None, numeric=args.numeric or None, missing=args.missing or None)
     return Path(args.csv).name, X, y
 
 
@@ -158,7 +160,8 @@ def _compare_command(args: argparse.Namespace) -> int:
         raise ValueError("compare needs a bundled dataset name or --csv PATH (one of them)")
     print(compare(args.dataset, args.methods, test_size=args.test_size, seed=args.seed,
                   time_limit=args.time_limit, jobs=args.jobs, csv=args.csv, label=args.label or "class",
-                  positive=args.positive, categorical=args.categorical, solver=args.solver))
+                  positive=args.positive, categorical=args.categorical, solver=args.solver, numeric=args.numeric,
+                  missing=args.missing))
     return 0
 
 
@@ -199,11 +202,16 @@ def _methods_command(_: argparse.Namespace) -> int:
 
 def _add_csv_arguments(command: argparse.ArgumentParser, csv_home: Any) -> None:
     """``--csv`` (added to ``csv_home``: the command, or a group that excludes ``--dataset``), ``--label``,
-    ``--categorical`` and ``--positive``."""
+    ``--categorical``, ``--numeric``, ``--missing`` and ``--positive``."""
     csv_home.add_argument("--csv", metavar="PATH", help="a CSV file (plain or gzip) instead of a bundled dataset")
     command.add_argument("--label", metavar="COLUMN", help="the CSV's label column (default: class)")
     command.add_argument("--categorical", nargs="+", metavar="COLUMN",
                          help="CSV columns to read as categories even if their values look numeric")
+    command.add_argument("--numeric", nargs="+", metavar="COLUMN",
+                         help="CSV columns that are quantities: an error if a value is not a number, and no "
+                              "warning about few distinct integers")
+    command.add_argument("--missing", nargs="+", metavar="TEXT",
+                         help="strings that mark a missing value, besides the empty field (e.g. NA '?')")
     command.add_argument("--positive", help="positive class (default: the dataset's, else the minority)")
 
 

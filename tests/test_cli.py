@@ -106,11 +106,37 @@ def test_compare_on_a_csv_file(tmp_path, capsys):
     assert re.search(r"^setcover-greedy\s+heuristic\s+[\d.]+", out, re.M)
 
 
+def test_a_csv_whose_missing_values_are_written_na_learns_the_same_rules_with_missing_na(tmp_path, capsys):
+    """The bundled haberman with some numbers blanked, once as empty fields and once written "NA" (as R
+    does): with --missing NA the second file gives the first one's rules; without it a warning names
+    the column that "NA" made categorical."""
+    import pandas as pd
+
+    path, entry = _bundled_csv(tmp_path, "haberman")
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    age = frame.columns[0]
+    assert age.startswith("Age")
+    frame.loc[::7, age] = ""
+    frame.to_csv(tmp_path / "blank.csv", index=False)
+    frame.replace({age: {"": "NA"}}).to_csv(tmp_path / "na.csv", index=False)
+    command = ["fit", "--positive", entry["positive_class"], "--method", "setcover-greedy"]
+    assert main([*command, "--csv", str(tmp_path / "blank.csv")]) == 0
+    blank = capsys.readouterr().out
+    assert main([*command, "--csv", str(tmp_path / "na.csv"), "--missing", "NA", "--numeric", age]) == 0
+    assert _without_run_details(capsys.readouterr().out) == _without_run_details(blank)
+    with pytest.warns(UserWarning, match=rf"\['{age}'\] are read as categories.*but \['NA'\] are numbers"):
+        assert main(["compare", "--csv", str(tmp_path / "na.csv"), "--positive", entry["positive_class"],
+                     "--methods", "setcover-greedy"]) == 0
+    capsys.readouterr()
+
+
 def test_csv_options_are_checked(tmp_path, capsys):
     assert main(["fit", "--csv", str(tmp_path / "absent.csv"), "--method", "libre"]) == 2
     assert "CSV file not found" in capsys.readouterr().err
     assert main(["fit", "--dataset", "monk1", "--label", "y", "--method", "libre"]) == 2
-    assert "--label and --categorical describe a CSV file" in capsys.readouterr().err
+    assert "--label, --categorical, --numeric and --missing describe a CSV file" in capsys.readouterr().err
+    assert main(["compare", "monk1", "--missing", "NA"]) == 2
+    assert "describe a CSV file: give them with --csv PATH" in capsys.readouterr().err
     assert main(["compare"]) == 2
     assert "a bundled dataset name or --csv PATH" in capsys.readouterr().err
     path, _ = _bundled_csv(tmp_path, "monk1")

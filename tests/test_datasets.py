@@ -376,6 +376,32 @@ def test_load_csv_warns_about_integer_codes_read_as_numbers(tmp_path: Path) -> N
     assert X["few"].dtype == np.float64 and X["few"].tolist() == [7.0, 8.0, 9.0, 7.0, 8.0, 9.0]
 
 
+def test_load_csv_reads_missing_markers_and_warns_when_one_made_a_number_column_categorical(tmp_path: Path) -> None:
+    """``NA`` (as R writes a missing value) in a column of numbers made every number a category of its
+    own without a word: now a warning names the column and the marker, and ``missing=`` reads it as
+    missing, in every column, label included."""
+    path = tmp_path / "r.csv"
+    rows = [f"{10 + i},{'NA' if i % 5 == 0 else 0.5 * i},{'yes' if i % 2 else 'no'},{'a' if i < 6 else 'b'}"
+            for i in range(12)]
+    path.write_text("count,level,answer,class\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"column\(s\) \['level'\] are read as categories.*but \['NA'\] are numbers"
+                      r".*missing="):
+        X, _ = datasets.load_csv(path)
+    assert X["level"].dtype == "category" and X["answer"].dtype == "category"  # yes/no: text, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X, _ = datasets.load_csv(path, missing=["NA"])
+        kept, _ = datasets.load_csv(path, categorical=["level"])  # a column meant as categories: said so
+    assert X["level"].dtype == np.float64 and X["level"].isna().tolist() == [i % 5 == 0 for i in range(12)]
+    assert kept["level"].dtype == "category" and "NA" in set(kept["level"].cat.categories)
+    label_path = tmp_path / "l.csv"
+    label_path.write_text("x,class\n1,a\n2,?\n3,b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="label column 'class' .* 1 missing value"):
+        datasets.load_csv(label_path, missing=["?"])
+    with pytest.raises(ValueError, match="missing must be a list of strings"):
+        datasets.load_csv(path, missing=[None])
+
+
 def test_load_csv_numeric_columns_are_checked(tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     path.write_text("n,t,class\n1,x,a\n2,?,b\n", encoding="utf-8")

@@ -1376,3 +1376,14 @@ def test_a_csv_dataset_s_errors_name_its_entry(tmp_path):
     path.write_text("a,class\n1,x\n2,y\n3,x\n4,y\n5,x\n6,y\n")
     with pytest.raises(ConfigError, match=r"datasets\[0\] \('data'\): label column 'outcome' not found"):
         run(small_config(datasets=[{"path": str(path), "label": "outcome"}]), verbose=False)
+
+
+def test_a_csv_dataset_s_missing_markers_are_read_as_missing_and_checked(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("a,class\n" + "".join(f"{'NA' if i % 4 == 0 else i},{'xy'[i % 2]}\n" for i in range(12)))
+    spec = load_config(small_config(datasets=[{"path": str(path), "missing": ["NA"]}])).datasets[0]
+    X, _ = spec.load()
+    assert X["a"].dtype == np.float64 and int(X["a"].isna().sum()) == 3
+    assert spec.to_dict()["missing"] == ["NA"]  # kept in config.json and in the resume log's setup
+    with pytest.raises(ConfigError, match=r"missing must be a list of strings"):
+        load_config(small_config(datasets=[{"path": str(path), "missing": "NA"}]))

@@ -57,6 +57,11 @@ _LABEL = "class"
 #: this many distinct ones, each repeated on average (more rows than values): bit columns and
 #: category codes look like that, and read as numbers they are binned or standardised, not matched.
 FEW_INTEGER_VALUES = 10
+#: A column read as categories although at most this many distinct values of it are not numbers,
+#: in less than ``FEW_TEXT_SHARE`` of its non-missing rows, is warned about: those values are often
+#: markers of missing values (``NA``, ``?``, ``NaN``) that made a numeric column categorical.
+FEW_TEXT_VALUES = 3
+FEW_TEXT_SHARE = 0.5
 
 
 # --------------------------------------------------------------------------
@@ -283,18 +288,35 @@ def _looks_like_codes(values: pd.Series) -> bool:
             and bool((distinct == distinct.round()).all()))
 
 
+def _numbers_but_a_few(values: pd.Series) -> list[str] | None:
+    """The values of a text column that are not numbers when they are few (at most
+    ``FEW_TEXT_VALUES`` distinct ones, in less than ``FEW_TEXT_SHARE`` of the non-missing rows) and
+    the numbers have more distinct values than they; else None."""
+    import pandas as pd
+
+    present = values.dropna()
+    is_text = pd.to_numeric(present, errors="coerce").isna()
+    distinct = sorted(set(present[is_text]))
+    if (0 < len(distinct) <= FEW_TEXT_VALUES and is_text.sum() < FEW_TEXT_SHARE * len(present)
+            and present[~is_text].nunique() > len(distinct)):
+        return distinct
+    return None
+
+
 def load_csv(
     path: str | os.PathLike[str],
     label: str = "class",
     positive: Any = None,
     categorical: list[str] | None = None,
     numeric: list[str] | None = None,
+    missing: list[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Load any CSV file in the bundled format.
 
     The file may be plain text or gzip-compressed (detected from its content,
-    not its name). It must have a header row; only empty fields are treated
-    as missing (strings such as ``"NA"`` or ``"?"`` are kept as values).
+    not its name). It must have a header row; empty fields are missing, and so
+    are the strings listed in ``missing`` (e.g. ``["NA", "?"]``); any other
+    string such as ``"NA"`` or ``"?"`` is kept as a value.
 
     Column types of ``X``:
 
@@ -313,6 +335,14 @@ def load_csv(
     by value. List it in ``categorical`` to read it as categories, or in
     ``numeric`` to say it is a quantity; either silences the warning.
 
+    A column read as categories although most of its values are numbers (at
+    most ``FEW_TEXT_VALUES`` (3) distinct other values, in less than half of
+    its rows, and more distinct numbers than those) gets a ``UserWarning`` naming it and those values: they are
+    often markers of missing values (``NA`` as R writes it, ``?`` in UCI
+    files) that would make every number a category of its own. List them in
+    ``missing``, or the column in ``categorical`` to keep it as categories;
+    either silences the warning.
+
     Args:
         path: path of the CSV file.
         label: name of the label column; it is removed from ``X`` and
@@ -323,6 +353,8 @@ def load_csv(
             in ``y.attrs["positive"]`` (as the string found in the file).
         categorical: columns to force to ``category`` dtype.
         numeric: columns that are numbers, not codes (checked, not warned about).
+        missing: strings that mark a missing value in any column, besides the
+            empty field.
 
     Returns:
         ``(X, y)`` with ``y`` a Series of strings named after ``label``.
@@ -344,12 +376,15 @@ def load_csv(
     if file_path.is_dir():
         raise IsADirectoryError(f"expected a CSV file, got a directory: {str(file_path)!r}")
 
+    markers = list(missing or [])
+    if not all(isinstance(marker, str) for marker in markers):
+        raise ValueError(f"missing must be a list of strings (the markers of a missing value), got {markers!r}")
     frame = pd.read_csv(
         file_path,
         compression="gzip" if _is_gzip(file_path) else None,
         dtype=str,
         keep_default_na=False,
-        na_values=[""],
+        na_values=["", *markers],
     )
 
     columns = [str(c) for c in frame.columns]
@@ -383,7 +418,7 @@ def load_csv(
         )
 
     forced_set = set(forced)
-    codes = []
+    codes, mostly_numbers = [], {}
     for col in list(frame.columns):
         parsed = None if col in forced_set else _as_numeric(frame[col])
         if parsed is None:
@@ -392,6 +427,9 @@ def load_csv(
                     f"numeric column {col!r} in {str(file_path)!r} has values that are not "
                     f"numbers: {_format_values(set(frame[col].dropna()) - _numbers(frame[col]))}"
                 )
+            others = None if col in forced_set else _numbers_but_a_few(frame[col])
+            if others is not None:
+                mostly_numbers[str(col)] = others
             frame[col] = frame[col].astype("category")
         else:
             frame[col] = parsed
@@ -404,6 +442,18 @@ def load_csv(
             f"standardised, not matched by value); if they are codes of categories, list "
             f"them in categorical= (a manifest's or a configuration's \"categorical\"); if "
             f"they are quantities, list them in numeric=",
+            UserWarning,
+            stacklevel=2,
+        )
+
+    if mostly_numbers:
+        tokens = sorted({token for others in mostly_numbers.values() for token in others})
+        warnings.warn(
+            f"{str(file_path)!r}: column(s) {list(mostly_numbers)} are read as categories, every "
+            f"value a category of its own, although all their values but "
+            f"{_format_values(tokens)} are numbers; if those mark missing values, list them in "
+            f"missing= (a manifest's or a configuration's \"missing\", the command line's "
+            f"--missing); to keep these columns as categories, list them in categorical=",
             UserWarning,
             stacklevel=2,
         )

@@ -86,23 +86,26 @@ def _text(value: Any) -> str:
 def compare(dataset: str | None = None, methods: list[str] | None = None, test_size: float = 0.3,
             seed: int = 0, time_limit: float | None = 10.0, jobs: int = 1, *, csv: str | os.PathLike[str] | None = None,
             label: str = "class", positive: Any = None, categorical: list[str] | None = None,
-            solver: str | None = None) -> Comparison:
+            solver: str | None = None, numeric: list[str] | None = None,
+            missing: list[str] | None = None) -> Comparison:
     """Fit ``methods`` (default :func:`default_methods`) with their default parameters on a stratified
     ``1 - test_size`` training split of one dataset and score them on the rest; every method that
     solves models gets ``time_limit`` seconds for its exact part (None: no limit) and, when given,
     ``solver`` (a solver that cannot solve a method's models is an error before any fit, naming both).
 
     The dataset is a bundled one (``dataset``, see :func:`optrules.datasets.list_datasets`) or a CSV
-    file (``csv``, read by :func:`optrules.datasets.load_csv` with its ``label`` column and the columns
-    ``categorical`` forced to categories; ``dataset`` then names it in the table, default the file's
+    file (``csv``, read by :func:`optrules.datasets.load_csv` with its ``label`` column, the columns
+    ``categorical`` forced to categories, the columns ``numeric`` declared numbers and the strings
+    ``missing`` read as missing values; ``dataset`` then names it in the table, default the file's
     name). ``positive``: the positive class (default: the bundled dataset's, else the minority class)."""
     if dataset is None and csv is None:
         raise ValueError("compare needs a bundled dataset name or csv=PATH")
     spec: dict[str, Any] = {"name": dataset if dataset is not None else Path(csv).name.split(".")[0]}
     if csv is not None:
         spec.update({"path": str(Path(csv).resolve()), "label": label})
-        if categorical:
-            spec["categorical"] = list(categorical)
+        for key, values in (("categorical", categorical), ("numeric", numeric), ("missing", missing)):
+            if values:
+                spec[key] = list(values)
     if positive is not None:
         spec["positive"] = positive
     entries = []

@@ -88,8 +88,9 @@ class ConfigError(ValueError):
 class DatasetSpec:
     """One dataset: a bundled one (``path`` is None) or a CSV file with its label column.
 
-    ``categorical`` and ``numeric``: a CSV's columns typed as categories or declared numbers
-(``optrules.datasets.load_csv``). ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
+    ``categorical`` and ``numeric``: a CSV's columns typed as categories or declared numbers;
+    ``missing``: the strings that mark a missing value besides the empty field
+    (``optrules.datasets.load_csv``). ``positive`` is the positive class; None until resolved from the data (the dataset's own positive
     class, else the minority class). ``max_train``: at most this many training rows per fold, a
     stratified subsample (:meth:`Protocol.subsample`); None: the whole training fold. ``train_size``
     and ``repeats`` override the protocol's for this dataset (protocol kind "splits" only; None: the
@@ -105,6 +106,7 @@ class DatasetSpec:
     train_size: float | int | None = None
     repeats: int | None = None
     numeric: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
 
     def load(self) -> tuple[pd.DataFrame, pd.Series]:
         if self.path is None:
@@ -114,7 +116,8 @@ class DatasetSpec:
                                   f"labels: {sorted(set(y))}")
             return X, y
         return load_csv(self.path, label=self.label, positive=self.positive,
-                        categorical=list(self.categorical) or None, numeric=list(self.numeric) or None)
+                        categorical=list(self.categorical) or None, numeric=list(self.numeric) or None,
+                        missing=list(self.missing) or None)
 
     def to_dict(self) -> dict[str, Any]:
         overrides = {"train_size": self.train_size, "repeats": self.repeats}
@@ -123,7 +126,8 @@ class DatasetSpec:
                                   **overrides})
         return _without_none({"name": self.name, "path": self.path, "label": self.label,
                               "positive": self.positive, "categorical": list(self.categorical) or None,
-                              "max_train": self.max_train, **overrides, "numeric": list(self.numeric) or None})
+                              "max_train": self.max_train, **overrides, "numeric": list(self.numeric) or None,
+                              "missing": list(self.missing) or None})
 
 
 @dataclass(frozen=True)
@@ -408,18 +412,21 @@ def _dataset(entry: Mapping[str, Any], index: int, base: Path) -> DatasetSpec:
             raise ConfigError(f"{where}: {error}") from None
         return DatasetSpec(name, positive=entry.get("positive"), max_train=_max_train(entry, where),
                            **_protocol_overrides(entry, f"{where} ({name!r})"))
-    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "numeric", "max_train"} | overrides, where)
+    _known_keys(entry, {"name", "path", "label", "positive", "categorical", "numeric", "missing", "max_train"}
+                | overrides, where)
     path = base / Path(entry["path"]).expanduser()
     if not path.is_file():
         raise ConfigError(f"{where}: CSV file not found: {str(path)!r}")
-    categorical, numeric = entry.get("categorical", []), entry.get("numeric", [])
-    for key, names in (("categorical", categorical), ("numeric", numeric)):
+    categorical, numeric, missing = (entry.get(key, []) for key in ("categorical", "numeric", "missing"))
+    for key, names, what in (("categorical", categorical, "column names"), ("numeric", numeric, "column names"),
+                             ("missing", missing, "strings (the markers of a missing value)")):
         if not isinstance(names, list) or not all(isinstance(c, str) for c in names):
-            raise ConfigError(f"{where}: {key} must be a list of column names")
+            raise ConfigError(f"{where}: {key} must be a list of {what}")
     name = entry.get("name", path.name.split(".")[0])
     return DatasetSpec(str(name), str(path.resolve()), str(entry.get("label", "class")),
                        entry.get("positive"), tuple(categorical), _max_train(entry, where),
-                       **_protocol_overrides(entry, f"{where} ({name!r})"), numeric=tuple(numeric))
+                       **_protocol_overrides(entry, f"{where} ({name!r})"), numeric=tuple(numeric),
+                       missing=tuple(missing))
 
 
 def _max_train(entry: Mapping[str, Any], where: str) -> int | None:
