@@ -83,12 +83,18 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, levels: np.ndar
 
 
 def _quantile_thresholds(values: np.ndarray, weights: np.ndarray, n_thresholds: int) -> np.ndarray:
-    """The distinct weighted quantiles at 1/(q+1), ..., q/(q+1) of the present values of positive weight."""
+    """The distinct weighted quantiles at 1/(q+1), ..., q/(q+1) of the present values of positive weight,
+    each written with 15 significant digits when that splits the values as the quantile does
+    (interpolation leaves float noise such as 102.46000000000001, which the rules would print)."""
     present = ~np.isnan(values) & (weights > 0)
     if not present.any():
         return np.zeros(0)
     levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
-    return np.unique(_weighted_quantiles(values[present], weights[present], levels))
+    thresholds = np.unique(_weighted_quantiles(values[present], weights[present], levels))
+    data = np.sort(values[~np.isnan(values)])
+    tidy = np.array([float(f"{t:.15g}") for t in thresholds.tolist()])
+    same_split = np.searchsorted(data, tidy, side="right") == np.searchsorted(data, thresholds, side="right")
+    return np.unique(np.where(same_split, tidy, thresholds))
 
 
 def _numeric_literals(feature: str, values: np.ndarray, weights: np.ndarray, live: slice | np.ndarray,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -172,7 +173,8 @@ def _run_command(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path("results") / Path(args.config).stem
     results = run(args.config, jobs=args.jobs, scheduler=args.scheduler, out=out, resume=args.resume,
                   verbose=not args.quiet)
-    print(f"{len(results)} fits; F1-score of the positive class, mean (std) over the folds:\n")
+    positives = ", ".join(f"{name}: {positive!r}" for name, positive in results.attrs["positive"].items())
+    print(f"{len(results)} fits; F1-score of the positive class ({positives}), mean (std) over the folds:\n")
     print(markdown_table(summary_table(results, "f1")))
     print(f"\nresults, configuration, report and plots written to {out}/")
     return 0
@@ -228,7 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--param", action="append", type=_parse_param, metavar="KEY=VALUE",
                      help="a method parameter; values are read as JSON when they parse")
     fit.add_argument("--time-limit", type=_time_limit,
-                     help="wall-clock seconds for the exact part of the fit (warm start, model load, solve)")
+                     help="wall-clock seconds for the exact part of the fit (warm start, model load, solve; "
+                          "default: no limit, unlike compare's 10 s)")
     fit.add_argument("--test-size", type=float, default=0.3)
     fit.add_argument("--seed", type=int, default=0,
                      help="seed of the split and of a randomised method, whose random_state is derived "
@@ -268,13 +271,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _dataset_among_methods(args: argparse.Namespace) -> None:
+    """``compare --methods a b DATASET``: the dataset name went into --methods (it takes several); say so."""
+    methods = getattr(args, "methods", None) or []
+    if args.command == "compare" and args.dataset is None and args.csv is None and methods:
+        if methods[-1] in list_datasets():
+            raise ValueError(f"{methods[-1]!r} is a dataset, read as one of --methods (which takes several): "
+                             f"put the dataset before --methods (optrules compare {methods[-1]} --methods ...)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _dataset_among_methods(args)
         return args.run(args)
     except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback
         print(f"optrules: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the output piped into a reader that stopped (optrules datasets | head)
+        try:  # as the Python documentation advises: the rest of the output goes nowhere, no traceback at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):  # a stdout that is no file
+            pass
+        return 1
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import pandas as pd
 from optrules.classes import minority_class
 from optrules.exceptions import CategoryWarning
 from optrules.ruleset import (CategoricalCondition, Condition, Ruleset, column_positions, factorize_labels,
-                              match_by_text)
+                              match_by_text, same_text_values)
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
            "binarize_target", "class_order", "group_categories", "align_categories"]
@@ -62,6 +62,19 @@ def _categorical_column(series: pd.Series) -> pd.Series:
     """An object column of the original values, missing values as None."""
     values = series.astype(object)
     return values.where(~pd.isna(values), None)
+
+
+def _check_distinct_texts(name: str, values: pd.Series) -> None:
+    """``ValueError`` naming a categorical feature whose distinct values include some that differ only
+    in type (``1`` and ``'1'``): they print alike in the rules, and a model matches a value by its text
+    (:func:`optrules.ruleset.same_text_values`), so its predictions would contradict the rules it
+    learned."""
+    clashes = same_text_values(pd.unique(values.to_numpy(dtype=object)))
+    if clashes:
+        shown = "; ".join(" and ".join(repr(v) for v in group) for group in clashes[:3])
+        raise ValueError(f"categorical feature {name!r} holds values that differ only in type ({shown}): they "
+                         "print alike and would be matched alike at predict; convert the column to one type "
+                         f"first (e.g. X[{name!r}].astype(str))")
 
 
 def numeric_column(name: str, series: pd.Series, at_predict: bool = False) -> pd.Series:
@@ -123,10 +136,15 @@ def validate_features(
         raise ValueError(f"X has duplicated column names: {duplicated}")
 
     declared = set()
+    labels = list(X.columns) if isinstance(X, pd.DataFrame) else []
     for entry in categorical or ():
         if isinstance(entry, (int, np.integer)):
             if not 0 <= entry < len(names):
                 raise ValueError(f"categorical column index {entry} is out of range for {len(names)} features")
+            if entry in labels and labels.index(entry) != entry:
+                raise ValueError(f"categorical entry {entry} is a position, and X also has a column labelled {entry} "
+                                 f"at position {labels.index(entry)}: name the column as a string ({str(entry)!r}) "
+                                 "or by its position")
             declared.add(names[int(entry)])
         elif str(entry) in names:
             declared.add(str(entry))
@@ -140,6 +158,8 @@ def validate_features(
         series = frame.iloc[:, position].reset_index(drop=True)
         is_cat = name in declared or (is_frame and _is_categorical_dtype(series))
         columns[name] = _categorical_column(series) if is_cat else numeric_column(name, series)
+        if is_cat:
+            _check_distinct_texts(name, columns[name])
         flags.append(is_cat)
     # copy=False: the columns are not stacked into one block (a copy of the whole frame, slow when
     # they are strided views of a row-major array); copy-on-write keeps X safe from later writes
@@ -247,22 +267,28 @@ def matching_label(value: Hashable, labels: Sequence[Hashable]) -> Hashable | No
     return match_by_text("label", {0: value}, list(labels)).get(0)
 
 
-def binarize_target(labels: np.ndarray, positive: Hashable | None = None) -> BinaryTarget:
-    """Pick the positive class (default: the minority class; ties go to the last class in sorted order)."""
+def binarize_target(labels: np.ndarray, positive: Hashable | None = None,
+                    weights: np.ndarray | None = None) -> BinaryTarget:
+    """Pick the positive class (default: the minority class; ties go to the last class in sorted order)
+    and the negative one (the most frequent other class). With ``weights`` a class counts its rows'
+    total weight, as copies of the rows would count, and a class whose rows all weigh 0 is never chosen
+    (as if its rows were removed)."""
     codes, distinct = factorize_labels(_object_vector(labels))
     classes = class_order(distinct)
     counts: Counter = Counter()  # by value, not value_counts: tuple labels would become a MultiIndex
-    for label, count in zip(distinct, np.bincount(codes, minlength=len(distinct)).tolist()):
+    for label, count in zip(distinct, np.bincount(codes, weights=weights, minlength=len(distinct)).tolist()):
         counts[_plain(label)] += count
+    present = [c for c in classes if counts[c] > 0] or list(classes)
     if positive is None:
-        positive = minority_class(counts, classes)
+        positive = minority_class(counts, present)
     else:
         label = matching_label(positive, classes)
         if label is None:
             raise ValueError(f"positive class {_plain(positive)!r} is not a label of y; the classes are {list(classes)}")
         positive = label
-    most = max(count for c, count in counts.items() if c != positive)
-    negative = [c for c in classes if c != positive and counts.get(c, 0) == most][0]
+    others = [c for c in present if c != positive] or [c for c in classes if c != positive]
+    most = max(counts.get(c, 0) for c in others)
+    negative = [c for c in others if counts.get(c, 0) == most][0]
     # Compare one distinct label at a time: ``labels == positive`` broadcasts a tuple label element-wise.
     is_positive = np.array([_plain(v) == positive for v in distinct], dtype=bool)[codes]
     return BinaryTarget(is_positive, positive, negative, classes)

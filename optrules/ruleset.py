@@ -147,6 +147,19 @@ def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[
     return matches
 
 
+def same_text_values(values: Iterable[Any]) -> list[tuple[Any, ...]]:
+    """The groups of distinct present values that :func:`match_by_text` takes for one another (``1``
+    and ``'1'``, ``2.0`` and ``'2'``, ``True`` and ``'True'``): in one column they print alike, and a
+    Ruleset, which keeps only the categories its rules name, would match one to the other."""
+    by_text: dict[str, list[Any]] = {}
+    for value in values:
+        if _missing_value(value):
+            continue
+        for text in {_written(value), _other_spelling(value)} - {None}:
+            by_text.setdefault(text, []).append(value)
+    return list(dict.fromkeys(tuple(group) for group in by_text.values() if len(group) > 1))
+
+
 def _as_categories(feature: str, column: np.ndarray, categories: set[Any]) -> np.ndarray:
     """``column`` with every value that equals no category of ``categories`` but is written as one
     replaced by that category (:func:`match_by_text`); missing values and values written as none
@@ -1359,9 +1372,11 @@ class Ruleset:
         """Per row of ``X``: ``prediction`` (as :meth:`predict`), ``fired`` (the positions of the rules
         that fire, a tuple) and ``deciding`` (a ``"list"``: the first firing rule; a ``"set"``: the
         first firing rule, when any fires; <NA> when the default class decides, and for a scorecard,
-        whose ``score`` column is given instead)."""
+        whose ``score`` column is given instead). A DataFrame ``X`` keeps its index, so the explanation
+        joins its rows (``X.join(ruleset.explain(X))``); an array gets 0..n-1."""
         fired = self.covers(X)
-        frame = pd.DataFrame({"prediction": pd.Series(self.predict(X), dtype=object)})
+        index = X.index if isinstance(X, pd.DataFrame) else None
+        frame = pd.DataFrame({"prediction": pd.Series(self.predict(X), dtype=object, index=index)})
         frame["fired"] = [tuple(np.flatnonzero(row).tolist()) for row in fired]
         deciding = pd.array([pd.NA] * fired.shape[0], dtype="Int64")
         if self.kind != "score" and self.rules:

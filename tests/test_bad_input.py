@@ -72,6 +72,11 @@ BAD_DATA: dict[str, tuple[Any, Any, dict, type, str]] = {
                                        "out of range"),
     "categorical name not in X": (X_GOOD, Y_GOOD, {"categorical": ["weight"]}, ValueError,
                                   "not a feature of X"),
+    "categorical position that is another column's label": (
+        pd.DataFrame({1: X_GOOD["size"], 0: X_GOOD["colour"]}), Y_GOOD, {"categorical": [0]}, ValueError,
+        "categorical entry 0 is a position, and X also has a column labelled 0 at position 1"),
+    "categories that differ only in type": (_with(colour=pd.Series([1, "1", "red"] * 8, dtype=object)), Y_GOOD, {},
+                                            ValueError, r"'colour' holds values that differ only in type \(1 and '1'\)"),
     "y None": (X_GOOD, None, {}, ValueError, "requires y"),
     "y too short": (X_GOOD, Y_GOOD[:-1], {}, ValueError, "labels"),
     "y too long": (X_GOOD, np.append(Y_GOOD, "yes"), {}, ValueError, "labels"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 
@@ -222,3 +223,18 @@ def test_fit_s_errors_fit_the_command(tmp_path, capsys):
     path.write_text("a,class\n1,x\n2,x\n3,y\n4,x\n5,z\n6,z\n")
     assert main(["fit", "--csv", str(path), "--method", "setcover-greedy", "--positive", "x"]) == 2
     assert "class 'y' has a single row, so the hold-out split cannot be stratified" in capsys.readouterr().err
+
+
+def test_a_dataset_after_methods_is_named_and_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    assert main(["compare", "--methods", "setcover-greedy", "libre", "monk1"]) == 2
+    assert "'monk1' is a dataset, read as one of --methods" in capsys.readouterr().err
+
+    class ClosedPipe:  # what `optrules datasets | head -1` gives once head has exited
+        def write(self, _):
+            raise BrokenPipeError
+
+        def flush(self):
+            raise BrokenPipeError
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["datasets"]) == 1  # as Python exits on a broken pipe, without a traceback

@@ -472,6 +472,20 @@ def test_binarize_thresholds_are_weighted_quantiles_and_unit_weights_change_noth
     assert "age in [min, 2.25]" in [str(c) for c in half.conditions]
 
 
+def test_a_threshold_is_written_without_interpolation_noise_unless_that_would_move_a_value():
+    """The median of 102.4 and 102.52 is 102.46000000000001 in floating point, and the rules printed it
+    so (review, imports-85's wheel-base): it becomes 102.46, which splits the values alike."""
+    X = pd.DataFrame({"base": [102.4, 102.52]})
+    frame, schema = validate_features(X)
+    text = [str(c) for c in binarize(frame, schema, n_thresholds=1).conditions]
+    assert 0.5 * (102.4 + 102.52) != 102.46 and text == ["base in [min, 102.46]", "base in (102.46, max]"]
+    # a value between the quantile and its 15-digit spelling keeps the quantile as it is
+    close = np.array([1.0, 1.0000000000000002, 1.0000000000000004])
+    frame, schema = validate_features(pd.DataFrame({"x": close}))
+    thresholds = [c.intervals[0].high for c in binarize(frame, schema, n_thresholds=1).conditions[:1]]
+    assert thresholds == [float(np.quantile(close, 0.5))]
+
+
 def test_rows_of_weight_zero_leave_the_problem():
     matrix = np.array([[1, 0], [1, 0], [0, 1], [1, 1], [1, 1]], dtype=bool)
     is_positive = np.array([True, False, True, False, True])

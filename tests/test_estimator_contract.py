@@ -110,6 +110,37 @@ def test_integer_sample_weights_equal_duplicated_rows(name):
             assert weighted.ruleset_.meta[key] == pytest.approx(copies.ruleset_.meta[key], rel=1e-6, abs=1e-6)
 
 
+def test_the_default_positive_and_negative_classes_count_sample_weights_as_copies():
+    """The minority class (and the most frequent other class) counted the rows, not their weights: an
+    integer-weighted fit learned another class than the fit on the copies (12 of 201 predictions differed
+    on imports-85 in review), and a class of zero-weight rows could be chosen."""
+    from optrules.data import binarize_target
+
+    labels = np.array(["a"] * 30 + ["b"] * 20 + ["c"] * 10, dtype=object)
+    assert binarize_target(labels).positive == "c"
+    weights = np.r_[np.ones(30), np.full(20, 3.0), np.zeros(10)]  # a: 30, b: 60, c: 0 (removed)
+    target = binarize_target(labels, None, weights)
+    copies = np.repeat(labels, weights.astype(int))
+    assert (target.positive, target.negative) == ("a", "b")
+    assert (binarize_target(copies).positive, binarize_target(copies).negative) == ("a", "b")
+    X, y = _small("heart_statlog", 90, seed=1)
+    y = y.reset_index(drop=True)
+    y.attrs = {}  # no class attached: the default rule chooses
+    weights = np.where(y == y.value_counts().idxmin(), 3, 1)  # the unweighted minority becomes the majority
+    weighted = make_estimator("setcover-greedy").fit(X, y, sample_weight=weights)
+    copied = make_estimator("setcover-greedy").fit(*_duplicated(X, y, weights))
+    assert weighted.ruleset_.positive == copied.ruleset_.positive == y.value_counts().idxmax()
+    assert (weighted.predict(X) == copied.predict(X)).all()
+
+
+def test_a_class_attached_to_the_labels_is_matched_by_its_text():
+    X, y = _small("heart_statlog", 90, seed=1)
+    codes = pd.Series(np.where(y.to_numpy() == "presence", 1, 0))
+    codes.attrs = {"positive": "0"}  # as load_csv(positive="0") attaches it, before y.astype(int)
+    ruleset = make_estimator("setcover-greedy").fit(X, codes).ruleset_
+    assert ruleset.positive == 0 and ruleset.meta["positive_from"] == "dataset"
+
+
 @pytest.mark.parametrize("bad, message", [
     ([1.0, 2.0], "sample_weight has 2 values"),
     (-1.0, "negative"),

@@ -405,6 +405,13 @@ def test_serial_joblib_and_dask_give_identical_tables():
         pd.testing.assert_frame_equal(without_timing(serial), without_timing(other))
 
 
+def test_a_malformed_scheduler_address_is_an_error_before_connecting(tmp_path):
+    """'notaurl' reached Dask's Client, whose half-made instance then held the exit for 60 s; the
+    address is now checked first (this message is the check's, not a failed connection's)."""
+    with pytest.raises(ConfigError, match=r"scheduler 'notaurl' is not a Dask scheduler address .* missing port"):
+        run(small_config(), scheduler="notaurl", out=tmp_path, verbose=False)
+
+
 def test_dask_workers_sharing_a_process_are_refused():
     with local_cluster(2) as cluster:  # two worker threads in this one process: solves would collide
         with pytest.raises(ConfigError, match=r"every Dask worker must be a process of its own with one thread"):
@@ -1387,3 +1394,32 @@ def test_a_csv_dataset_s_missing_markers_are_read_as_missing_and_checked(tmp_pat
     assert spec.to_dict()["missing"] == ["NA"]  # kept in config.json and in the resume log's setup
     with pytest.raises(ConfigError, match=r"missing must be a list of strings"):
         load_config(small_config(datasets=[{"path": str(path), "missing": "NA"}]))
+
+
+def test_the_positive_class_of_every_dataset_is_named_and_a_tie_for_the_minority_is_said(tmp_path):
+    path = tmp_path / "three.csv"
+    rows = [f"{i % 7},{'abc'[i % 3]}" for i in range(30)]  # 10 rows of each class: a three-way tie
+    path.write_text("x,class\n" + "\n".join(rows) + "\n")
+    config = small_config(datasets=[{"path": str(path)}, {"name": "monk1"}],
+                          methods=[{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}}])
+    with pytest.warns(UserWarning, match=r"dataset 'three': classes \['a', 'b', 'c'\] tie for the fewest rows "
+                                         r"\(10\); the positive class \(the F1 score's\) is 'c'"):
+        results = run(config, out=tmp_path / "out", verbose=False)
+    assert results.attrs["positive"] == {"three": "c", "monk1": "1"}
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "Positive class of each dataset (every F1 is of it, one class against the rest): three: 'c', monk1: '1'." \
+        in report
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"categorical": ["petal_width"]}, r"method 'libre' on dataset 'monk1': categorical column 'petal_width' is not a "
+                                       r"feature; features: \['a1'"),
+    ({"positive": "versicolor"}, r"method 'libre' on dataset 'monk1': positive class 'versicolor' is not a label"),
+])
+def test_a_method_parameter_that_does_not_fit_the_data_stops_the_run_before_any_fit(tmp_path, params, message):
+    config = small_config(datasets=[{"name": "monk1"}],
+                          methods=[{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES}},
+                                   {"name": "libre", "params": params}])
+    with pytest.raises(ConfigError, match=message):
+        run(config, out=tmp_path, verbose=False)
+    assert not (tmp_path / "results.jsonl").exists()  # no fit ran, the first method's neither

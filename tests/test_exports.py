@@ -134,6 +134,10 @@ def test_explain_agrees_with_predict_and_covers(case):
             assert pd.isna(deciding) and prediction == ruleset.default
     if ruleset.kind == "score":
         assert np.allclose(explained["score"], ruleset.decision_function(X))
+    # indexed like X, so that X.join(explain(X)) puts each explanation beside its own row
+    shuffled = X.iloc[::-1].set_axis([f"row{i}" for i in range(len(X))][::-1])
+    joined = shuffled.join(ruleset.explain(shuffled))
+    assert joined["prediction"].tolist() == ruleset.predict(shuffled).tolist()
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
-                           group_categories, numeric_column, validate_features, validate_target)
+                           group_categories, matching_label, numeric_column, validate_features, validate_target)
 from optrules.estimators.params import (Columns, Constraint, Either, Integer, OneOf, Options, Real, check_parameters,
                                         check_value)
 from optrules.exceptions import CategoryWarning, DegenerateFitWarning, InvalidParameterError, PositiveClassWarning
@@ -70,7 +70,7 @@ class TrainingData:
     positive: Any
 
     def target(self) -> BinaryTarget:
-        return binarize_target(self.labels, self.positive)
+        return binarize_target(self.labels, self.positive, self.weights)
 
     @property
     def weighted(self) -> bool:
@@ -222,9 +222,10 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         if getattr(self, "positive", None) is not None:
             return self.positive, "parameter"
         attached = getattr(y, "attrs", {}).get("positive") if isinstance(y, pd.Series) else None
-        if attached is not None and attached in classes:
-            return attached, "dataset"
-        chosen = binarize_target(labels, None).positive
+        named = None if attached is None else matching_label(attached, classes)  # "1" names the label 1
+        if named is not None:
+            return named, "dataset"
+        chosen = binarize_target(labels, None, weights).positive
         if len(classes) > 2:
             warnings.warn(f"{type(self).__name__} is binary and y has {len(classes)} classes: it learns the "
                           f"minority class {chosen!r} against the rest, and predicts every other class as one "

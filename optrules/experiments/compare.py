@@ -47,18 +47,30 @@ class Comparison:
                  f"{'method':18s}{'kind':>10s}{'F1':>7s}{'acc.':>7s}{'bal.acc.':>9s}{'rules':>7s}"
                  f"{'atoms/rule':>11s}{'fit s':>8s}  {'solver':{solver_width}s}{'status':{status_width}s}"
                  f"{'objective':>11s}{'bound':>11s}{'gap':>8s}"]
-        notes = []
+        notes, marks = [], set()
         for row in self.results.itertuples(index=False):
             gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
             status = _text(row.status) + ("*" if isinstance(row.fallback, str) else "")
-            lines.append(f"{row.method:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
+            mark = ("ᵃ" if row.all_classes is True else "") + ("∅" if row.degenerate is True else "") + \
+                ("⚠" if isinstance(row.warnings, str) and row.warnings else "")
+            marks.update(mark)
+            lines.append(f"{row.method + mark:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
                          f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{_count(row.n_rules):>7s}{_decimal(row.avg_atoms):>11s}"
                          f"{row.fit_seconds:8.2f}  {_text(row.solver):{solver_width}s}"
                          f"{status:{status_width}s}{_number(row.objective):>11s}{_number(row.bound):>11s}{gap:>8s}")
             if isinstance(row.fallback, str):
                 notes.append(f"* {row.method}: {self.rulesets[row.method].meta.get('fallback_reason', '')}")
+        legend = {"ᵃ": f"ᵃ a multi-class model: accuracy and balanced accuracy over all classes, not "
+                       f"{self.positive!r} against the rest as in the other rows",
+                  "∅": "∅ a model that predicts one class everywhere",
+                  "⚠": "⚠ the fit warned (below)"}
+        lines += [""] * bool(marks) + [legend[m] for m in legend if m in marks]
         if notes:
             lines += ["", "* the fit returned its warm start (fallback), not the exact model's solution:", *notes]
+        warned = [(row.method, row.warnings) for row in self.results.itertuples(index=False)
+                  if isinstance(row.warnings, str) and row.warnings]
+        if warned:
+            lines += ["", "⚠ warnings:", *(f"⚠ {method}: {text}" for method, text in warned)]
         for method, ruleset in self.rulesets.items():
             size = (f"a scorecard of {len(ruleset.rules) + len(ruleset.linear)} terms" if ruleset.kind == "score"
                     else f"{ruleset.n_rules} rules, {ruleset.n_atoms} atoms")

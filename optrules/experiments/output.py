@@ -71,9 +71,11 @@ def write_outputs(results: pd.DataFrame, config: ExperimentConfig, out: str | Pa
         shown = [p for p in plots if not p.stem.startswith("critical_difference_")]
         plots_note = "\n## Plots\n\n" + "\n".join(f"![{p.stem}]({p.name})" for p in shown) + "\n"
     report = markdown_report(results, baselines=baselines, pairs=config.wilcoxon_pairs, diagrams=diagrams)
+    positives = ", ".join(f"{d.name}: {d.positive!r}" for d in config.datasets)
     written[3].write_text(f"# {title}\n\noptrules {package_version()}; configuration in `config.json`, "
                           "one row per fit in `results.csv`, the baselines' rows in `baselines.csv`, "
-                          f"versions and machine in `environment.json`.\n\n{report}{plots_note}")
+                          f"versions and machine in `environment.json`.\n\nPositive class of each dataset (every F1 "
+                          f"is of it, one class against the rest): {positives}.\n\n{report}{plots_note}")
     if importlib.util.find_spec("pyarrow") is not None:
         written.append(directory / "results.parquet")
         results.to_parquet(written[-1], index=False)

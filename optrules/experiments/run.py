@@ -126,17 +126,21 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
 
     Returns one row per dataset x method x fold with the columns :data:`COLUMNS`, then a column
     ``meta.<key>`` for every ``meta`` key of the configuration (in the order the methods name them),
-    then the ``tune.<...>`` columns of tuned methods (:mod:`optrules.experiments.tune`).
+    then the ``tune.<...>`` columns of tuned methods (:mod:`optrules.experiments.tune`);
+    ``attrs["positive"]`` maps each dataset to its positive class, the one every F1 is of.
     """
     if resume and out is None:
         raise ConfigError("resume needs the output directory of the run to resume (out, or --out)")
     config = load_config(config).with_parallel(jobs, scheduler)
     if out is None:
         resolved, outcomes = execute(config, verbose=verbose)
-        return results_frame(outcomes)
+        results = results_frame(outcomes)
+        results.attrs["positive"] = {dataset.name: dataset.positive for dataset in resolved.datasets}
+        return results
     with RowLog(out, resume) as log:
         resolved, outcomes = execute(config, verbose=verbose, log=log)
     results = results_frame(outcomes)
+    results.attrs["positive"] = {dataset.name: dataset.positive for dataset in resolved.datasets}
     from optrules.experiments.output import write_outputs
 
     write_outputs(results, resolved, out)
@@ -234,7 +238,14 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
         return matching_label(spec.positive, sorted(set(y)))  # the label itself: '1' for a configured 1
     if y.attrs.get("positive") is not None:  # the manifest's, or a CSV's configured one as in the file
         return y.attrs["positive"]
-    return binarize_target(validate_target(y, len(y)), None).positive  # the estimators' own rule
+    chosen = binarize_target(validate_target(y, len(y)), None).positive  # the estimators' own rule
+    counts = y.value_counts()
+    tied = sorted(map(str, counts[counts == counts.min()].index))
+    if len(tied) > 1:
+        warnings.warn(f"dataset {spec.name!r}: classes {tied} tie for the fewest rows ({counts.min()}); the positive "
+                      f"class (the F1 score's) is {chosen!r}, the last in sorted order: set positive in the "
+                      "dataset's entry to choose", UserWarning, stacklevel=2)
+    return chosen
 
 
 def dataset_splits(config: ExperimentConfig, dataset: DatasetSpec, y: pd.Series) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -255,12 +266,30 @@ def dataset_splits(config: ExperimentConfig, dataset: DatasetSpec, y: pd.Series)
     return [(protocol.subsample(train, y, dataset.max_train), test) for train, test in outer]
 
 
+def _check_params_against_data(method: MethodSpec, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> None:
+    """A method's ``positive`` and ``categorical`` parameters checked against the loaded dataset, so a
+    label or column that is not there stops the run before any fit (not at that method's first fold,
+    after the fits of the methods before it)."""
+    where = f"method {method.label!r} on dataset {dataset.name!r}"
+    positive = method.params.get("positive")
+    labels = sorted(set(y), key=str)
+    if positive is not None and matching_label(positive, labels) is None:
+        raise ConfigError(f"{where}: positive class {positive!r} is not a label; labels: {labels}")
+    columns = [str(c) for c in X.columns]
+    for entry in method.params.get("categorical") or ():
+        known = (0 <= entry < len(columns)) if isinstance(entry, int) and not isinstance(entry, bool) else \
+            str(entry) in columns
+        if not known:
+            raise ConfigError(f"{where}: categorical column {entry!r} is not a feature; features: {columns}")
+
+
 def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:
     tasks = []
     protocol = config.protocol.for_dataset(dataset)
     splits = dataset_splits(config, dataset, y)
     dataset_entry = dataset_setup(dataset)
     for method in config.methods:
+        _check_params_against_data(method, dataset, X, y)
         for fold, (train, test) in enumerate(splits):
             params = dict(method.params)
             if method.accepts("positive"):
@@ -290,6 +319,15 @@ def _backend(config: ExperimentConfig) -> Iterator[int]:
         from dask.distributed import Client
     except ImportError:
         raise ConfigError("backend 'dask' needs dask.distributed: pip install 'optrules[dask]'") from None
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:  # checked before connecting: a malformed address left a half-made client that held the exit 60 s
+        protocol, location = parse_address(parallel.scheduler)
+        if protocol in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"scheduler {parallel.scheduler!r} is not a Dask scheduler address such as "
+                          f"tcp://127.0.0.1:8786: {error}") from None
     try:
         client = Client(parallel.scheduler, set_as_default=False)
     except OSError as error:  # unreachable address, or timed out
