@@ -147,6 +147,16 @@ def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[
     return matches
 
 
+def _category_text(category: Any) -> str:
+    """A category as a printed rule shows it: its text, quoted when the text alone would misread the
+    set it stands in (empty, with a separator or a brace, or with spaces at either end: the single
+    category ``"red, green"`` is not red and green)."""
+    text = _written(category)
+    if not text or text != text.strip() or any(mark in text for mark in ",{}"):
+        return repr(text)
+    return text
+
+
 def same_text_values(values: Iterable[Any]) -> list[tuple[Any, ...]]:
     """The groups of distinct present values that :func:`match_by_text` takes for one another (``1``
     and ``'1'``, ``2.0`` and ``'2'``, ``True`` and ``'True'``): in one column they print alike, and a
@@ -816,7 +826,7 @@ class CategoricalCondition(Condition):
         if not self.categories:
             return f"{self.feature} is missing"
         operator = "not in" if self.negated else "in"
-        names = ", ".join(str(c) for c in self.categories)
+        names = ", ".join(_category_text(c) for c in self.categories)
         return f"{self.feature} {operator} {{{names}}}{self._missing_text()}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -1405,3 +1405,12 @@ def test_a_count_too_large_for_a_float_is_a_named_error():
     data["rules"][0]["n_positive"] = 10 ** 400
     with pytest.raises(ValueError, match=r"rules\[0\]\.n_positive"):
         Ruleset.from_dict(data)
+
+
+def test_a_category_whose_text_would_misread_its_set_is_quoted_when_printed():
+    from optrules.ruleset import CategoricalCondition
+
+    assert str(CategoricalCondition("colour", ["red, green"])) == "colour in {'red, green'}"  # one category
+    assert str(CategoricalCondition("colour", ["red", "green"])) == "colour in {green, red}"  # two
+    assert str(CategoricalCondition("colour", [""])) == "colour in {''}"  # the empty text, not "no category"
+    assert str(CategoricalCondition("colour", [" red", "{x}"], negated=True)) == "colour not in {' red', '{x}'}"
