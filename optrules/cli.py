@@ -101,6 +101,9 @@ def _fit_command(args: argparse.Namespace) -> int:
     if args.time_limit is not None:
         params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
     if args.positive is not None and "positive" in accepted:
+        if "positive" in params and str(params["positive"]) != str(args.positive):
+            raise ValueError(f"--positive {args.positive!r} and --param positive={params['positive']!r} name "
+                             "different classes: give one of them")
         params.setdefault("positive", args.positive)
     if "random_state" in accepted:  # a randomised method: --seed makes the whole command reproducible,
         from optrules.experiments.config import method_seed  # with the random_state compare gives it

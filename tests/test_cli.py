@@ -228,6 +228,10 @@ def test_fit_s_errors_fit_the_command(tmp_path, capsys):
 def test_a_dataset_after_methods_is_named_and_a_closed_pipe_ends_quietly(capsys, monkeypatch):
     assert main(["compare", "--methods", "setcover-greedy", "libre", "monk1"]) == 2
     assert "'monk1' is a dataset, read as one of --methods" in capsys.readouterr().err
+    assert main(["compare", "monk1", "--test-size", "0"]) == 2  # was "train_size ... got 1.0"
+    assert "test_size (--test-size) must be a fraction of the rows in (0, 1), got 0.0" in capsys.readouterr().err
+    assert main(["fit", "--dataset", "monk1", "--method", "libre", "--positive", "1", "--param", "positive=0"]) == 2
+    assert "--positive '1' and --param positive=0 name different classes" in capsys.readouterr().err
 
     class ClosedPipe:  # what `optrules datasets | head -1` gives once head has exited
         def write(self, _):

@@ -112,6 +112,8 @@ def compare(dataset: str | None = None, methods: list[str] | None = None, test_s
     name). ``positive``: the positive class (default: the bundled dataset's, else the minority class)."""
     if dataset is None and csv is None:
         raise ValueError("compare needs a bundled dataset name or csv=PATH")
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) or not 0 < test_size < 1:
+        raise ValueError(f"test_size (--test-size) must be a fraction of the rows in (0, 1), got {test_size!r}")
     spec: dict[str, Any] = {"name": dataset if dataset is not None else Path(csv).name.split(".")[0]}
     if csv is not None:
         spec.update({"path": str(Path(csv).resolve()), "label": label})
