@@ -427,3 +427,16 @@ def test_a_configurations_numeric_and_categorical_reach_load_csv(tmp_path: Path)
         warnings.simplefilter("error")
         X, _ = config.datasets[0].load()
     assert _is_string_categorical(X["bit"]) and X["n"].dtype == np.float64
+
+
+def test_load_csv_warns_about_an_unnamed_column_that_counts_the_rows(tmp_path: Path) -> None:
+    """A frame written with pandas' index (to_csv without index=False) leaks the row order as a feature."""
+    frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5], "class": ["a", "b", "a", "b"]})
+    frame.to_csv(tmp_path / "indexed.csv")
+    with pytest.warns(UserWarning, match=r"column\(s\) \['Unnamed: 0'\] have no name in the header and count the rows"):
+        X, _ = datasets.load_csv(tmp_path / "indexed.csv")
+    assert list(X.columns) == ["Unnamed: 0", "x"]  # said, not dropped: it may mean something
+    frame.to_csv(tmp_path / "plain.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        datasets.load_csv(tmp_path / "plain.csv")

@@ -446,6 +446,17 @@ def load_csv(
             stacklevel=2,
         )
 
+    row_numbers = [str(col) for col in frame.columns
+                   if str(col).startswith("Unnamed: ") and frame[col].dtype == "float64"
+                   and frame[col].notna().all() and frame[col].diff().iloc[1:].eq(1.0).all()]
+    if row_numbers:
+        warnings.warn(
+            f"{str(file_path)!r}: column(s) {row_numbers} have no name in the header and count the rows: "
+            f"an index written with the data (pandas' to_csv writes one unless index=False)? As a "
+            f"feature it tells the rows apart by position; drop it unless it means something",
+            UserWarning,
+            stacklevel=2,
+        )
     if mostly_numbers:
         tokens = sorted({token for others in mostly_numbers.values() for token in others})
         warnings.warn(
