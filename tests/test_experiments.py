@@ -126,9 +126,10 @@ def test_errors_in_a_toml_file_name_the_file(tmp_path):
         load_config(path)
 
 
-def test_a_failing_fit_names_dataset_method_and_fold():
-    config = small_config(methods=[{"name": "setcover-greedy", "params": {"positive": "maybe"}}])
-    with pytest.raises(FitError, match=r"setcover-greedy on monk1, fold 0: ValueError: positive class 'maybe'"):
+def test_a_failing_fit_names_dataset_method_and_fold(failing_method):
+    # (a positive class that is no label, the failure this test used, now stops the run before any fit)
+    config = small_config(methods=[{"name": "failing", "params": {"failure": "raise"}}])
+    with pytest.raises(FitError, match=r"failing on monk1, fold 0: ValueError: failing on purpose"):
         run(config, verbose=False)
 
 

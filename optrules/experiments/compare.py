@@ -51,8 +51,7 @@ class Comparison:
         for row in self.results.itertuples(index=False):
             gap = "-" if pd.isna(row.gap) else f"{100 * row.gap:.1f}%"
             status = _text(row.status) + ("*" if isinstance(row.fallback, str) else "")
-            mark = ("ᵃ" if row.all_classes is True else "") + ("∅" if row.degenerate is True else "") + \
-                ("⚠" if isinstance(row.warnings, str) and row.warnings else "")
+            mark = _row_marks(row)
             marks.update(mark)
             lines.append(f"{row.method + mark:18s}{'exact' if row.exact else 'heuristic':>10s}{row.f1:7.3f}"
                          f"{row.accuracy:7.3f}{row.balanced_accuracy:9.3f}{_count(row.n_rules):>7s}{_decimal(row.avg_atoms):>11s}"
@@ -68,7 +67,7 @@ class Comparison:
         if notes:
             lines += ["", "* the fit returned its warm start (fallback), not the exact model's solution:", *notes]
         warned = [(row.method, row.warnings) for row in self.results.itertuples(index=False)
-                  if isinstance(row.warnings, str) and row.warnings]
+                  if "⚠" in _row_marks(row)]
         if warned:
             lines += ["", "⚠ warnings:", *(f"⚠ {method}: {text}" for method, text in warned)]
         for method, ruleset in self.rulesets.items():
@@ -76,6 +75,15 @@ class Comparison:
                     else f"{ruleset.n_rules} rules, {ruleset.n_atoms} atoms")
             lines += ["", f"## {method}: {size}", str(ruleset)]
         return "\n".join(lines)
+
+
+def _row_marks(row: Any) -> str:
+    """A result row's marks in the printed table: ᵃ a multi-class model scored over all classes, ∅ a
+    model that predicts one class everywhere, ⚠ a fit that warned (a row without those columns has none)."""
+    warnings = getattr(row, "warnings", None)
+    return ("ᵃ" if getattr(row, "all_classes", None) is True else "") + \
+        ("∅" if getattr(row, "degenerate", None) is True else "") + \
+        ("⚠" if isinstance(warnings, str) and warnings else "")
 
 
 def _count(value: Any) -> str:
