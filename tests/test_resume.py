@@ -150,3 +150,31 @@ def test_a_run_that_stops_before_any_fit_leaves_the_earlier_log_and_a_new_run_it
     stale.write_bytes(b"not a plot of this run")
     run(small, out=tmp_path, verbose=False)
     assert not stale.exists() and (tmp_path / LOG_NAME).read_text().count("\n") == 2
+
+
+def test_every_fit_s_rules_are_kept_beside_its_row_and_start_over_with_the_log(tmp_path):
+    from optrules.experiments.resume import RULES_DIR, rules_path
+
+    small = config(datasets=("monk1",), methods=[{"name": "setcover-greedy", "params": {"candidates": CANDIDATES}},
+                                                 {"name": "setcover", "params": {"candidates": CANDIDATES}}])
+    from sklearn.metrics import f1_score
+
+    from optrules.experiments import load_config
+    from optrules.experiments.run import dataset_splits
+
+    results = run(small, out=tmp_path, verbose=False)
+    X, y = optrules.load("monk1")
+    splits = dataset_splits(load_config(small), load_config(small).datasets[0], y)
+    for row in results.itertuples(index=False):
+        ruleset = optrules.Ruleset.from_json(rules_path(tmp_path, (row.dataset, row.method, row.fold)).read_text())
+        assert ruleset.n_rules == row.n_rules
+        # the saved rules are those that were scored: their test F1 is the row's
+        test = splits[row.fold][1]
+        predicted = ruleset.predict(X.iloc[test])
+        assert f1_score(y.iloc[test], predicted, pos_label=ruleset.positive) == pytest.approx(row.f1)
+    # a new run (not resumed) into the directory starts the rules over with the log
+    stale = tmp_path / RULES_DIR / "an_earlier_dataset" / "setcover" / "fold-0.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    run(small, out=tmp_path, verbose=False)
+    assert not stale.exists() and rules_path(tmp_path, ("monk1", "setcover", 1)).is_file()

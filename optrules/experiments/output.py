@@ -4,6 +4,8 @@
                       pyarrow is installed)
     results.jsonl     (written by ``run`` during the run, not here) one line per finished fit, for
                       resuming (``optrules.experiments.resume``)
+    rules/            (written beside results.jsonl) every fit's learned model,
+                      ``rules/<dataset>/<method>/fold-<k>.json`` (``Ruleset.from_json`` reads it)
     config.json       the resolved configuration (defaults filled in, each dataset's positive class);
                       ``optrules run config.json`` reruns it
     baselines.csv     the trivial models on the same splits (``optrules.experiments.baselines``)

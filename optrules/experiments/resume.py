@@ -18,6 +18,11 @@ delete their lines to fit them again. Lines of tasks the configuration does not 
 file and left out of the table. Without ``resume`` the log starts empty, when the first row is
 written: a run that stops before any fit (a mistake in its configuration or data) leaves an earlier
 run's log as it was.
+
+Beside each row the log keeps the fit's learned model: ``DIR/rules/<dataset>/<method>/fold-<k>.json``
+(:meth:`optrules.Ruleset.to_json`; ``Ruleset.from_json`` reads it back), so the rules behind every
+score of the tables can be read and reused. A fit that failed has none. The directory starts over
+with the log.
 """
 
 from __future__ import annotations
@@ -25,18 +30,24 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
+import re
+import shutil
 import warnings
 from pathlib import Path
 from typing import IO, Any, Mapping
 
 import numpy as np
 
+from optrules.exceptions import CategoryWarning
 from optrules.experiments.config import ConfigError, DatasetSpec
+from optrules.ruleset import Ruleset
 
-__all__ = ["LOG_NAME", "RowLog", "TaskKey", "dataset_setup"]
+__all__ = ["LOG_NAME", "RULES_DIR", "RowLog", "TaskKey", "dataset_setup", "rules_path"]
 
 #: The log's file name inside the output directory.
 LOG_NAME = "results.jsonl"
+#: The directory of the learned models inside the output directory.
+RULES_DIR = "rules"
 
 TaskKey = tuple[str, str, int]  # (dataset, method label, fold)
 
@@ -84,16 +95,33 @@ class RowLog:
                 f"directory, or without resume to start the log over")
         return row
 
-    def append(self, key: TaskKey, setup: Mapping[str, Any], row: Mapping[str, Any]) -> None:
-        """Log one finished row (one line, flushed at once)."""
+    def append(self, key: TaskKey, setup: Mapping[str, Any], row: Mapping[str, Any],
+               ruleset: Ruleset | None = None) -> None:
+        """Log one finished row (one line, flushed at once) and its learned ``ruleset`` (module docstring)."""
         dataset, method, fold = key
         line = {"dataset": dataset, "method": method, "fold": fold, "setup": _as_json(setup),
                 "row": {k: _cell(v) for k, v in row.items()}}
         if self._handle is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._resume:
+                shutil.rmtree(self.path.parent / RULES_DIR, ignore_errors=True)
             self._handle = self.path.open("a" if self._resume else "w", encoding="utf-8")
+        if ruleset is not None:
+            path = rules_path(self.path.parent, key)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with warnings.catch_warnings():  # a category JSON cannot hold was said when the fit warned
+                warnings.simplefilter("ignore", CategoryWarning)
+                path.write_text(ruleset.to_json(indent=1) + "\n", encoding="utf-8")
         self._handle.write(json.dumps(line, default=str) + "\n")
         self._handle.flush()
+
+
+def rules_path(directory: str | Path, key: TaskKey) -> Path:
+    """Where the learned model of task ``key`` is kept: ``rules/<dataset>/<method>/fold-<k>.json``
+    (names made safe for file systems)."""
+    dataset, method, fold = key
+    safe = [re.sub(r"[^A-Za-z0-9_.-]+", "_", name) for name in (dataset, method)]
+    return Path(directory) / RULES_DIR / safe[0] / safe[1] / f"fold-{fold}.json"
 
 
 def dataset_setup(dataset: DatasetSpec) -> dict[str, Any]:

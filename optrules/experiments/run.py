@@ -193,7 +193,7 @@ def execute(config: ExperimentConfig, verbose: bool = True,
                 delayed(_perform_indexed)(index, task) for index, task in pending):
             outcomes[index] = outcome
             if log is not None:
-                log.append(tasks[index].key, tasks[index].setup, outcome.row)
+                log.append(tasks[index].key, tasks[index].setup, outcome.row, outcome.ruleset)
             progress.update()
             finished += 1
             if verbose and not on_terminal:  # a log file: one line per finished fit instead of a bar
