@@ -177,8 +177,9 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
         if entry.get("positive") is None:
             return entry
         X, y = optrules.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"),
-                                 numeric=entry.get("numeric"))
+                                 numeric=entry.get("numeric"), missing=entry.get("missing"))
         return binarised(entry, X, y, runs)
+    is_bundled(spec, data_dir)  # a different file of this name in --data-dir is an error, never used silently
     name = spec
     entry: dict[str, Any] = {"name": name, "positive": POSITIVE[name], "train_size": TRAIN_SIZE[name]}
     if name != "car_evaluation":

@@ -101,7 +101,10 @@ def _fit_command(args: argparse.Namespace) -> int:
     if args.time_limit is not None:
         params["solver_options"] = {**params.get("solver_options", {}), "time_limit": args.time_limit}
     if args.positive is not None and "positive" in accepted:
-        if "positive" in params and str(params["positive"]) != str(args.positive):
+        from optrules.data import matching_label
+
+        if "positive" in params and matching_label(params["positive"], [args.positive]) is None \
+                and matching_label(args.positive, [params["positive"]]) is None:  # 1 and "1.0" name one label
             raise ValueError(f"--positive {args.positive!r} and --param positive={params['positive']!r} name "
                              "different classes: give one of them")
         params.setdefault("positive", args.positive)
@@ -287,7 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         _dataset_among_methods(args)
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
+        return status
     except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback
         print(f"optrules: error: {error}", file=sys.stderr)
         return 2

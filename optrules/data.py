@@ -16,6 +16,7 @@ input gives the same clear error whatever the method.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,7 @@ from optrules.ruleset import (CategoricalCondition, Condition, Ruleset, column_p
                               match_by_text, same_text_values)
 
 __all__ = ["Schema", "BinaryTarget", "CategoryGroups", "OTHER", "validate_features", "validate_target",
-           "binarize_target", "class_order", "group_categories", "align_categories"]
+           "binarize_target", "categorical_names", "class_order", "group_categories", "align_categories"]
 
 
 @dataclass(frozen=True)
@@ -135,22 +136,7 @@ def validate_features(
     if duplicated:
         raise ValueError(f"X has duplicated column names: {duplicated}")
 
-    declared = set()
-    labels = list(X.columns) if isinstance(X, pd.DataFrame) else []
-    for entry in categorical or ():
-        if isinstance(entry, (int, np.integer)):
-            if not 0 <= entry < len(names):
-                raise ValueError(f"categorical column index {entry} is out of range for {len(names)} features")
-            if entry in labels and labels.index(entry) != entry:
-                raise ValueError(f"categorical entry {entry} is a position, and X also has a column labelled {entry} "
-                                 f"at position {labels.index(entry)}: name the column as a string ({str(entry)!r}) "
-                                 "or by its position")
-            declared.add(names[int(entry)])
-        elif str(entry) in names:
-            declared.add(str(entry))
-        else:
-            raise ValueError(f"categorical column {entry!r} is not a feature of X")
-
+    declared = categorical_names(names, categorical, list(X.columns) if isinstance(X, pd.DataFrame) else [])
     columns: dict[str, pd.Series] = {}
     flags: list[bool] = []
     is_frame = isinstance(X, pd.DataFrame)
@@ -164,6 +150,29 @@ def validate_features(
     # copy=False: the columns are not stacked into one block (a copy of the whole frame, slow when
     # they are strided views of a row-major array); copy-on-write keeps X safe from later writes
     return pd.DataFrame(columns, copy=False), Schema(tuple(names), tuple(flags))
+
+
+def categorical_names(names: Sequence[str], categorical: Sequence[int] | Sequence[str] | None,
+                      labels: Sequence[Any] = ()) -> set[str]:
+    """The names of the features ``categorical`` declares (positions or names) among ``names`` (a
+    DataFrame's column ``labels`` when it has them); ``ValueError`` naming an entry that is neither, or
+    a position that is also another column's label."""
+    labels = list(labels)
+    declared = set()
+    for entry in categorical or ():
+        if isinstance(entry, (int, np.integer)) and not isinstance(entry, bool):
+            if not 0 <= entry < len(names):
+                raise ValueError(f"categorical column index {entry} is out of range for {len(names)} features")
+            if entry in labels and labels.index(entry) != entry:
+                raise ValueError(f"categorical entry {entry} is a position, and X also has a column labelled {entry} "
+                                 f"at position {labels.index(entry)}: name the column as a string ({str(entry)!r}) "
+                                 "or by its position")
+            declared.add(names[int(entry)])
+        elif str(entry) in names:
+            declared.add(str(entry))
+        else:
+            raise ValueError(f"categorical column {entry!r} is not a feature of X")
+    return declared
 
 
 def _has_objects(X: Any) -> bool:
@@ -270,25 +279,36 @@ def matching_label(value: Hashable, labels: Sequence[Hashable]) -> Hashable | No
 def binarize_target(labels: np.ndarray, positive: Hashable | None = None,
                     weights: np.ndarray | None = None) -> BinaryTarget:
     """Pick the positive class (default: the minority class; ties go to the last class in sorted order)
-    and the negative one (the most frequent other class). With ``weights`` a class counts its rows'
-    total weight, as copies of the rows would count, and a class whose rows all weigh 0 is never chosen
-    (as if its rows were removed)."""
+    and the negative one (the most frequent other class; ties: the first).
+
+    With ``weights`` a class counts its rows' total weight, as copies of the rows would count, and a
+    class whose rows all weigh 0 is never chosen (as if its rows were removed). Totals equal up to
+    rounding (``compute_sample_weight("balanced", y)`` makes every class's the same) are a tie, broken
+    by the rows' count before the sorted order: balanced weights keep the minority of the rows."""
     codes, distinct = factorize_labels(_object_vector(labels))
     classes = class_order(distinct)
-    counts: Counter = Counter()  # by value, not value_counts: tuple labels would become a MultiIndex
-    for label, count in zip(distinct, np.bincount(codes, weights=weights, minlength=len(distinct)).tolist()):
-        counts[_plain(label)] += count
-    present = [c for c in classes if counts[c] > 0] or list(classes)
+    rows: Counter = Counter()  # by value, not value_counts: tuple labels would become a MultiIndex
+    totals: Counter = Counter()
+    for label, count, total in zip(distinct, np.bincount(codes, minlength=len(distinct)).tolist(),
+                                   np.bincount(codes, weights=weights, minlength=len(distinct)).tolist()):
+        rows[_plain(label)] += count
+        totals[_plain(label)] += total
+    present = [c for c in classes if totals[c] > 0] or list(classes)
+
+    def tied(chosen: float, among: list[Hashable]) -> list[Hashable]:
+        return [c for c in among if math.isclose(totals[c], chosen, rel_tol=1e-9)]
+
     if positive is None:
-        positive = minority_class(counts, present)
+        fewest = tied(min(totals[c] for c in present), present)
+        positive = minority_class(rows, fewest)
     else:
         label = matching_label(positive, classes)
         if label is None:
             raise ValueError(f"positive class {_plain(positive)!r} is not a label of y; the classes are {list(classes)}")
         positive = label
     others = [c for c in present if c != positive] or [c for c in classes if c != positive]
-    most = max(counts.get(c, 0) for c in others)
-    negative = [c for c in others if counts.get(c, 0) == most][0]
+    most = tied(max(totals[c] for c in others), others)
+    negative = [c for c in most if rows[c] == max(rows[m] for m in most)][0]
     # Compare one distinct label at a time: ``labels == positive`` broadcasts a tuple label element-wise.
     is_positive = np.array([_plain(v) == positive for v in distinct], dtype=bool)[codes]
     return BinaryTarget(is_positive, positive, negative, classes)

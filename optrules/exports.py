@@ -210,10 +210,9 @@ def scorecard_frame(ruleset: Ruleset) -> pd.DataFrame:
         if len(rule.conditions) == 1 and rule.conditions[0].kind == "categorical":
             condition = rule.conditions[0]
             if condition.negated:  # "not {a}, or missing": a missing value is scored when it is admitted
-                term = "not {" + ", ".join(str(c) for c in condition.categories) + "}" + (
-                    ", or missing" if condition.missing else "")
+                term = "not {" + condition.categories_text() + "}" + (", or missing" if condition.missing else "")
             else:
-                names = [str(c) for c in condition.categories] + (["missing"] if condition.missing else [])
+                names = [condition.categories_text()] * bool(condition.categories) + ["missing"] * condition.missing
                 term = "{" + ", ".join(names) + "}"
             rows.append((condition.feature, term, rule.weight))
         else:

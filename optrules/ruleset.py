@@ -147,7 +147,7 @@ def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[
     return matches
 
 
-def _category_text(category: Any) -> str:
+def category_text(category: Any) -> str:
     """A category as a printed rule shows it: its text, quoted when the text alone would misread the
     set it stands in (empty, with a separator or a brace, or with spaces at either end: the single
     category ``"red, green"`` is not red and green)."""
@@ -826,8 +826,11 @@ class CategoricalCondition(Condition):
         if not self.categories:
             return f"{self.feature} is missing"
         operator = "not in" if self.negated else "in"
-        names = ", ".join(_category_text(c) for c in self.categories)
-        return f"{self.feature} {operator} {{{names}}}{self._missing_text()}"
+        return f"{self.feature} {operator} {{{self.categories_text()}}}{self._missing_text()}"
+
+    def categories_text(self) -> str:
+        """The categories as the printed rule lists them, comma-separated (:func:`category_text`)."""
+        return ", ".join(category_text(c) for c in self.categories)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "feature": self.feature, "missing": self.missing,

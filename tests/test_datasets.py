@@ -381,8 +381,8 @@ def test_load_csv_reads_missing_markers_and_warns_when_one_made_a_number_column_
     own without a word: now a warning names the column and the marker, and ``missing=`` reads it as
     missing, in every column, label included."""
     path = tmp_path / "r.csv"
-    rows = [f"{10 + i},{'NA' if i % 5 == 0 else 0.5 * i},{'yes' if i % 2 else 'no'},{'a' if i < 6 else 'b'}"
-            for i in range(12)]
+    rows = [f"{10 + i},{'NA' if i % 5 == 0 else 0.5 * i},{'yes' if i % 2 else 'no'},{'a' if i < 12 else 'b'}"
+            for i in range(24)]
     path.write_text("count,level,answer,class\n" + "\n".join(rows) + "\n", encoding="utf-8")
     with pytest.warns(UserWarning, match=r"column\(s\) \['level'\] are read as categories.*but \['NA'\] are numbers"
                       r".*missing="):
@@ -392,7 +392,7 @@ def test_load_csv_reads_missing_markers_and_warns_when_one_made_a_number_column_
         warnings.simplefilter("error")
         X, _ = datasets.load_csv(path, missing=["NA"])
         kept, _ = datasets.load_csv(path, categorical=["level"])  # a column meant as categories: said so
-    assert X["level"].dtype == np.float64 and X["level"].isna().tolist() == [i % 5 == 0 for i in range(12)]
+    assert X["level"].dtype == np.float64 and X["level"].isna().tolist() == [i % 5 == 0 for i in range(24)]
     assert kept["level"].dtype == "category" and "NA" in set(kept["level"].cat.categories)
     label_path = tmp_path / "l.csv"
     label_path.write_text("x,class\n1,a\n2,?\n3,b\n", encoding="utf-8")
@@ -400,6 +400,14 @@ def test_load_csv_reads_missing_markers_and_warns_when_one_made_a_number_column_
         datasets.load_csv(label_path, missing=["?"])
     with pytest.raises(ValueError, match="missing must be a list of strings"):
         datasets.load_csv(path, missing=[None])
+    X, _ = datasets.load_csv(path, missing="NA")  # one marker, not its letters N and A
+    assert X["level"].dtype == np.float64 and (X["answer"] == "yes").sum() == 12
+    # a few words among a few codes (car_evaluation's doors: 2, 3, 4, 5more) are categories: no warning
+    codes = tmp_path / "doors.csv"
+    codes.write_text("doors,class\n" + "".join(f"{d},{c}\n" for d, c in zip(["2", "3", "4", "5more"] * 5, "ab" * 10)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert datasets.load_csv(codes)[0]["doors"].dtype == "category"
 
 
 def test_load_csv_numeric_columns_are_checked(tmp_path: Path) -> None:
@@ -433,9 +441,13 @@ def test_load_csv_warns_about_an_unnamed_column_that_counts_the_rows(tmp_path: P
     """A frame written with pandas' index (to_csv without index=False) leaks the row order as a feature."""
     frame = pd.DataFrame({"x": [0.5, 1.5, 2.5, 3.5], "class": ["a", "b", "a", "b"]})
     frame.to_csv(tmp_path / "indexed.csv")
-    with pytest.warns(UserWarning, match=r"column\(s\) \['Unnamed: 0'\] have no name in the header and count the rows"):
+    with pytest.warns(UserWarning, match=r"column\(s\) \['Unnamed: 0'\] have no name in the header and hold a "
+                                         r"distinct whole number per row"):
         X, _ = datasets.load_csv(tmp_path / "indexed.csv")
     assert list(X.columns) == ["Unnamed: 0", "x"]  # said, not dropped: it may mean something
+    frame.iloc[[0, 2, 3]].to_csv(tmp_path / "filtered.csv")  # an index with gaps, after a filter: still one
+    with pytest.warns(UserWarning, match=r"\['Unnamed: 0'\] have no name"):
+        datasets.load_csv(tmp_path / "filtered.csv")
     frame.to_csv(tmp_path / "plain.csv", index=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -131,6 +131,15 @@ def test_the_default_positive_and_negative_classes_count_sample_weights_as_copie
     copied = make_estimator("setcover-greedy").fit(*_duplicated(X, y, weights))
     assert weighted.ruleset_.positive == copied.ruleset_.positive == y.value_counts().idxmax()
     assert (weighted.predict(X) == copied.predict(X)).all()
+    # balanced weights give every class the same total up to rounding: a tie, kept by the rows' minority
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    for name in ("wisconsin", "pima"):
+        X, y = optrules.load(name)
+        y = y.reset_index(drop=True)
+        y.attrs = {}
+        balanced = compute_sample_weight("balanced", y)
+        assert binarize_target(y.to_numpy(), None, balanced).positive == y.value_counts().idxmin()
 
 
 def test_a_class_attached_to_the_labels_is_matched_by_its_text():

@@ -996,6 +996,9 @@ GLOBAL = SOLVERS["scip"].backends["pyomo"]
     (Outcome("time_limit", False, None, 8.0), PC.MILP, (Status.NO_SOLUTION, "time_limit", None, 8.0)),
     (Outcome("optimal", True, -5.0, -5.0), PC.MILP, (Status.OPTIMAL, "optimal", 0.0, -5.0)),
     (Outcome("optimal", True, 100.0, 100.005), PC.MILP, (Status.OPTIMAL, "gap_limit", 5e-5, 100.005)),
+    # a global solver's "optimal" on a nonconvex continuous problem is held to the same gap
+    (Outcome("optimal", True, 100.0, 99.5), PC.NLP, (Status.FEASIBLE, "optimum_not_verified", 0.005, 99.5)),
+    (Outcome("optimal", True, 100.0, 99.995), PC.NLP, (Status.OPTIMAL, "gap_limit", 5e-5, 99.995)),
     (Outcome("optimal", True, 2.0, None), PC.LP, (Status.OPTIMAL, "optimal", 0.0, 2.0)),
     (Outcome("optimal", True, 2.0, None), PC.MILP, (Status.OPTIMAL, "optimal", None, None)),
     (Outcome("optimal", False), PC.LP, (Status.ERROR, "error: optimal status without a solution", None, None)),

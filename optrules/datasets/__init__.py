@@ -291,14 +291,15 @@ def _looks_like_codes(values: pd.Series) -> bool:
 def _numbers_but_a_few(values: pd.Series) -> list[str] | None:
     """The values of a text column that are not numbers when they are few (at most
     ``FEW_TEXT_VALUES`` distinct ones, in less than ``FEW_TEXT_SHARE`` of the non-missing rows) and
-    the numbers have more distinct values than they; else None."""
+    the numbers have more than ``FEW_INTEGER_VALUES`` distinct values (a quantity, not a few codes
+    with a word among them such as car_evaluation's doors 2, 3, 4, "5more"); else None."""
     import pandas as pd
 
     present = values.dropna()
     is_text = pd.to_numeric(present, errors="coerce").isna()
     distinct = sorted(set(present[is_text]))
     if (0 < len(distinct) <= FEW_TEXT_VALUES and is_text.sum() < FEW_TEXT_SHARE * len(present)
-            and present[~is_text].nunique() > len(distinct)):
+            and present[~is_text].nunique() > FEW_INTEGER_VALUES):
         return distinct
     return None
 
@@ -337,7 +338,7 @@ def load_csv(
 
     A column read as categories although most of its values are numbers (at
     most ``FEW_TEXT_VALUES`` (3) distinct other values, in less than half of
-    its rows, and more distinct numbers than those) gets a ``UserWarning`` naming it and those values: they are
+    its rows, and more than ``FEW_INTEGER_VALUES`` (10) distinct numbers) gets a ``UserWarning`` naming it and those values: they are
     often markers of missing values (``NA`` as R writes it, ``?`` in UCI
     files) that would make every number a category of its own. List them in
     ``missing``, or the column in ``categorical`` to keep it as categories;
@@ -376,7 +377,7 @@ def load_csv(
     if file_path.is_dir():
         raise IsADirectoryError(f"expected a CSV file, got a directory: {str(file_path)!r}")
 
-    markers = list(missing or [])
+    markers = [missing] if isinstance(missing, str) else list(missing or [])  # one marker is a list of one
     if not all(isinstance(marker, str) for marker in markers):
         raise ValueError(f"missing must be a list of strings (the markers of a missing value), got {markers!r}")
     frame = pd.read_csv(
@@ -447,13 +448,15 @@ def load_csv(
         )
 
     row_numbers = [str(col) for col in frame.columns
-                   if str(col).startswith("Unnamed: ") and frame[col].dtype == "float64"
-                   and frame[col].notna().all() and frame[col].diff().iloc[1:].eq(1.0).all()]
+                   if str(col).startswith("Unnamed: ") and frame[col].dtype == "float64" and len(frame) > 2
+                   and frame[col].notna().all() and frame[col].is_unique
+                   and frame[col].eq(frame[col].round()).all()]
     if row_numbers:
         warnings.warn(
-            f"{str(file_path)!r}: column(s) {row_numbers} have no name in the header and count the rows: "
-            f"an index written with the data (pandas' to_csv writes one unless index=False)? As a "
-            f"feature it tells the rows apart by position; drop it unless it means something",
+            f"{str(file_path)!r}: column(s) {row_numbers} have no name in the header and hold a distinct "
+            f"whole number per row: an index written with the data (pandas' to_csv writes one unless "
+            f"index=False)? As a feature it tells the rows apart by their place in the file; drop it "
+            f"unless it means something",
             UserWarning,
             stacklevel=2,
         )

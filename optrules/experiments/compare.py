@@ -120,6 +120,8 @@ def compare(dataset: str | None = None, methods: list[str] | None = None, test_s
     name). ``positive``: the positive class (default: the bundled dataset's, else the minority class)."""
     if dataset is None and csv is None:
         raise ValueError("compare needs a bundled dataset name or csv=PATH")
+    if csv is None and (categorical or numeric or missing or label != "class"):
+        raise ValueError("label, categorical, numeric and missing describe a CSV file: give them with csv=PATH")
     if isinstance(test_size, bool) or not isinstance(test_size, (int, float)) or not 0 < test_size < 1:
         raise ValueError(f"test_size (--test-size) must be a fraction of the rows in (0, 1), got {test_size!r}")
     spec: dict[str, Any] = {"name": dataset if dataset is not None else Path(csv).name.split(".")[0]}

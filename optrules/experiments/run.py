@@ -35,7 +35,7 @@ from sklearn.base import clone
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, f1_score
 from tqdm.auto import tqdm
 
-from optrules.data import binarize_target, matching_label, validate_target
+from optrules.data import binarize_target, categorical_names, matching_label, validate_target
 from optrules.estimators import RulesetClassifier
 from optrules.exceptions import OptrulesWarning
 from optrules.experiments.config import ConfigError, DatasetSpec, ExperimentConfig, MethodSpec, load_config
@@ -243,8 +243,8 @@ def _positive(spec: DatasetSpec, y: pd.Series) -> Any:
     tied = sorted(map(str, counts[counts == counts.min()].index))
     if len(tied) > 1:
         warnings.warn(f"dataset {spec.name!r}: classes {tied} tie for the fewest rows ({counts.min()}); the positive "
-                      f"class (the F1 score's) is {chosen!r}, the last in sorted order: set positive in the "
-                      "dataset's entry to choose", UserWarning, stacklevel=2)
+                      f"class (the F1 score's) is {chosen!r}, the last in sorted order: to choose, set positive "
+                      "in the dataset's entry (optrules compare and fit: --positive)", UserWarning, stacklevel=2)
     return chosen
 
 
@@ -276,11 +276,10 @@ def _check_params_against_data(method: MethodSpec, dataset: DatasetSpec, X: pd.D
     if positive is not None and matching_label(positive, labels) is None:
         raise ConfigError(f"{where}: positive class {positive!r} is not a label; labels: {labels}")
     columns = [str(c) for c in X.columns]
-    for entry in method.params.get("categorical") or ():
-        known = (0 <= entry < len(columns)) if isinstance(entry, int) and not isinstance(entry, bool) else \
-            str(entry) in columns
-        if not known:
-            raise ConfigError(f"{where}: categorical column {entry!r} is not a feature; features: {columns}")
+    try:
+        categorical_names(columns, method.params.get("categorical"), list(X.columns))
+    except ValueError as error:
+        raise ConfigError(f"{where}: {error}; features: {columns}") from None
 
 
 def _tasks(config: ExperimentConfig, dataset: DatasetSpec, X: pd.DataFrame, y: pd.Series) -> list[Task]:

@@ -39,7 +39,7 @@ class ProblemClass(str, Enum):
 class Status(str, Enum):
     """What solution exists after a solve (why the solver stopped is ``SolveReport.termination``)."""
 
-    OPTIMAL = "optimal"  #: proven optimal within the relative gap tolerance in effect
+    OPTIMAL = "optimal"  #: proven optimal within the default relative gap of 1e-4 (a looser mip_gap: FEASIBLE)
     FEASIBLE = "feasible"  #: an incumbent, not proven optimal (stopped at a limit, or only locally optimal)
     NO_SOLUTION = "no_solution"  #: stopped at a limit without any feasible solution
     INFEASIBLE = "infeasible"

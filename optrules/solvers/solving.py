@@ -106,7 +106,8 @@ def judge(out: Outcome, problem_class: ProblemClass, backend: Backend,
         if gap is not None:
             if gap <= GAP_EPS:
                 gap, term = 0.0, "optimal"
-            elif problem_class.is_discrete and gap > DEFAULT_MIP_GAP * (1 + 1e-6) + GAP_EPS:
+            elif (problem_class.is_discrete or problem_class.is_nonconvex) and \
+                    gap > DEFAULT_MIP_GAP * (1 + 1e-6) + GAP_EPS:  # a global solver's branch and bound
                 within = mip_gap is not None and gap <= mip_gap * (1 + 1e-6) + GAP_EPS
                 return Status.FEASIBLE, "gap_limit" if within else "optimum_not_verified", gap, bound
             else:
