@@ -452,3 +452,16 @@ def test_load_csv_warns_about_an_unnamed_column_that_counts_the_rows(tmp_path: P
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         datasets.load_csv(tmp_path / "plain.csv")
+
+
+def test_load_csv_names_the_file_it_cannot_read_and_a_separator_it_does_not_use(tmp_path: Path) -> None:
+    (tmp_path / "semi.csv").write_text("a;b;class\n1;2;x\n3;4;y\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"columns present: \['a;b;class'\] \(one column whose name holds ';': "
+                                         r"the file is not comma-separated\)"):
+        datasets.load_csv(tmp_path / "semi.csv")
+    (tmp_path / "latin.csv").write_bytes(b"a,class\n\xe9t\xe9,x\n")
+    with pytest.raises(ValueError, match=r"latin\.csv' cannot be read as a CSV file .*utf-8"):
+        datasets.load_csv(tmp_path / "latin.csv")
+    (tmp_path / "ragged.csv").write_text("a,class\n1,x\n2,y,3\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"ragged\.csv' cannot be read as a CSV file .*Expected 2 fields"):
+        datasets.load_csv(tmp_path / "ragged.csv")

@@ -1425,3 +1425,20 @@ def test_a_method_parameter_that_does_not_fit_the_data_stops_the_run_before_any_
     with pytest.raises(ConfigError, match=message):
         run(config, out=tmp_path, verbose=False)
     assert not (tmp_path / "results.jsonl").exists()  # no fit ran, the first method's neither
+
+
+def test_a_meta_key_no_fit_recorded_is_warned_about():
+    config = small_config(datasets=[{"name": "monk1"}],
+                          methods=[{"name": "setcover-greedy", "params": {"candidates": SMALL_CANDIDATES},
+                                    "meta": ["n_candidatez", "n_candidates"]}])
+    with pytest.warns(UserWarning, match=r"method 'setcover-greedy': no fit recorded meta key\(s\) \['n_candidatez'\]"):
+        results = run(config, verbose=False)
+    assert results["meta.n_candidatez"].isna().all() and results["meta.n_candidates"].notna().all()
+
+
+def test_a_configuration_with_a_byte_order_mark_reads_and_a_directory_is_named(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes("\ufeff".encode() + b'[[datasets]]\nname = "monk1"\n[[methods]]\nname = "setcover-greedy"\n')
+    assert load_config(path).datasets[0].name == "monk1"
+    with pytest.raises(ConfigError, match=r"is a directory: give the configuration file"):
+        load_config(tmp_path)

@@ -380,19 +380,25 @@ def load_csv(
     markers = [missing] if isinstance(missing, str) else list(missing or [])  # one marker is a list of one
     if not all(isinstance(marker, str) for marker in markers):
         raise ValueError(f"missing must be a list of strings (the markers of a missing value), got {markers!r}")
-    frame = pd.read_csv(
-        file_path,
-        compression="gzip" if _is_gzip(file_path) else None,
-        dtype=str,
-        keep_default_na=False,
-        na_values=["", *markers],
-    )
+    try:
+        frame = pd.read_csv(
+            file_path,
+            compression="gzip" if _is_gzip(file_path) else None,
+            dtype=str,
+            keep_default_na=False,
+            na_values=["", *markers],
+        )
+    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise ValueError(f"{str(file_path)!r} cannot be read as a CSV file (UTF-8, comma-separated, a "
+                         f"header row): {error}") from None
 
     columns = [str(c) for c in frame.columns]
     if label not in frame.columns:
+        other = [sep for sep in (";", "\t", "|") if len(columns) == 1 and sep in columns[0]]
+        hint = f" (one column whose name holds {other[0]!r}: the file is not comma-separated)" if other else ""
         raise ValueError(
             f"label column {label!r} not found in {str(file_path)!r}; "
-            f"columns present: {columns}"
+            f"columns present: {columns}{hint}"
         )
 
     forced = list(categorical or [])

@@ -319,9 +319,11 @@ def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> Ex
     if isinstance(source, Mapping):
         return _validate(source, Path.cwd())
     path = Path(source)
+    if path.is_dir():
+        raise ConfigError(f"{str(path)!r} is a directory: give the configuration file (a .toml, or a run's config.json)")
     if not path.is_file():
         raise ConfigError(f"configuration file not found: {str(path)!r}")
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors write, is not TOML
     try:
         raw = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:  # its message ends with "(at line L, column C)"

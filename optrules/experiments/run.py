@@ -134,16 +134,28 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
     config = load_config(config).with_parallel(jobs, scheduler)
     if out is None:
         resolved, outcomes = execute(config, verbose=verbose)
-        results = results_frame(outcomes)
-        results.attrs["positive"] = {dataset.name: dataset.positive for dataset in resolved.datasets}
-        return results
+        return _finished_table(resolved, outcomes)
     with RowLog(out, resume) as log:
         resolved, outcomes = execute(config, verbose=verbose, log=log)
-    results = results_frame(outcomes)
-    results.attrs["positive"] = {dataset.name: dataset.positive for dataset in resolved.datasets}
+    results = _finished_table(resolved, outcomes)
     from optrules.experiments.output import write_outputs
 
     write_outputs(results, resolved, out)
+    return results
+
+
+def _finished_table(resolved: ExperimentConfig, outcomes: list[Outcome]) -> pd.DataFrame:
+    """The run's table with each dataset's positive class in ``attrs["positive"]``; a ``meta`` key that
+    no successful fit of its method recorded (a typo, or a key of another method) is warned about."""
+    results = results_frame(outcomes)
+    results.attrs["positive"] = {dataset.name: dataset.positive for dataset in resolved.datasets}
+    fitted = ~results["status"].isin(FAILED_STATUSES)
+    for method in resolved.methods:
+        rows = results[(results["method"] == method.label) & fitted]
+        unrecorded = [key for key in method.meta if len(rows) and rows[META_PREFIX + key].isna().all()]
+        if unrecorded:
+            warnings.warn(f"method {method.label!r}: no fit recorded meta key(s) {unrecorded} (not keys of its "
+                          "Ruleset.meta: a typo?); their columns are empty", UserWarning, stacklevel=3)
     return results
 
 
