@@ -338,9 +338,10 @@ def load_csv(
 
     A column read as categories although most of its values are numbers (at
     most ``FEW_TEXT_VALUES`` (3) distinct other values, in less than half of
-    its rows, and more than ``FEW_INTEGER_VALUES`` (10) distinct numbers) gets a ``UserWarning`` naming it and those values: they are
-    often markers of missing values (``NA`` as R writes it, ``?`` in UCI
-    files) that would make every number a category of its own. List them in
+    its rows, and more than ``FEW_INTEGER_VALUES`` (10) distinct numbers)
+    gets a ``UserWarning`` naming it and those values: they are often
+    markers of missing values (``NA`` as R writes it, ``?`` in UCI files)
+    that would make every number a category of its own. List them in
     ``missing``, or the column in ``categorical`` to keep it as categories;
     either silences the warning.
 

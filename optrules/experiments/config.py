@@ -320,7 +320,8 @@ def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> Ex
         return _validate(source, Path.cwd())
     path = Path(source)
     if path.is_dir():
-        raise ConfigError(f"{str(path)!r} is a directory: give the configuration file (a .toml, or a run's config.json)")
+        raise ConfigError(f"{str(path)!r} is a directory: give the configuration file (a .toml, or a run's "
+                          "config.json)")
     if not path.is_file():
         raise ConfigError(f"configuration file not found: {str(path)!r}")
     text = path.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors write, is not TOML
