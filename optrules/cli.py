@@ -119,8 +119,10 @@ def _fit_command(args: argparse.Namespace) -> int:
         positive = minority_class(y.value_counts().to_dict())
     counts = y.value_counts()
     if counts.min() < 2:
+        many = (f"; the label column has {len(counts)} classes for {len(y)} rows: is it the right column "
+                "(--label)?") if len(counts) > max(20, len(y) // 10) else ""
         raise ValueError(f"class {counts.idxmin()!r} has a single row, so the hold-out split cannot be "
-                         "stratified: drop that row")
+                         f"stratified: drop that row{many}")
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=args.test_size, stratify=y, random_state=args.seed)
     estimator.fit(X_train, y_train)

@@ -131,6 +131,16 @@ def test_a_csv_whose_missing_values_are_written_na_learns_the_same_rules_with_mi
     capsys.readouterr()
 
 
+def test_a_label_column_of_many_values_is_questioned(tmp_path, capsys):
+    path, _ = _bundled_csv(tmp_path, "haberman")
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    assert main(["fit", "--csv", str(path), "--label", frame.columns[0], "--method", "setcover-greedy"]) == 2
+    assert re.search(r"has a single row.*the label column has \d+ classes for 306 rows: is it the right column "
+                     r"\(--label\)\?", capsys.readouterr().err)
+
+
 def test_csv_options_are_checked(tmp_path, capsys):
     assert main(["fit", "--csv", str(tmp_path / "absent.csv"), "--method", "libre"]) == 2
     assert "CSV file not found" in capsys.readouterr().err
@@ -232,6 +242,8 @@ def test_a_dataset_after_methods_is_named_and_a_closed_pipe_ends_quietly(capsys,
     assert "test_size (--test-size) must be a fraction of the rows in (0, 1), got 0.0" in capsys.readouterr().err
     assert main(["fit", "--dataset", "monk1", "--method", "libre", "--positive", "1", "--param", "positive=0"]) == 2
     assert "--positive '1' and --param positive=0 name different classes" in capsys.readouterr().err
+    assert main(["fit", "--dataset", "monk1", "--method", "libre", "--positive", "1", "--param", "positive=1.0"]) == 0
+    capsys.readouterr()  # 1.0 and "1" name one label: no conflict
 
     class ClosedPipe:  # what `optrules datasets | head -1` gives once head has exited
         def __init__(self, buffered: bool) -> None:
