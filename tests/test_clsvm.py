@@ -338,6 +338,17 @@ def test_a_rounding_strategy_reports_the_status_of_its_scorecard_not_of_its_rela
     assert "status feasible (rounding)" in exact_summary(meta) and "relaxation optimal" in exact_summary(meta)
 
 
+def test_svm_c_reports_its_scorecard_as_a_feasible_point_of_cl(german_sample):
+    """SVM_C's QP is solved to optimality, but its scorecard is only a feasible point of CL: clm on the
+    same data may prove a lower objective, so svm-c's status is "feasible" (it said "optimal")."""
+    from optrules.experiments.report import exact_summary
+
+    X, y = german_sample
+    meta = CLSVMClassifier(strategy="svm-c", C=10.0).fit(X, y).ruleset_.meta
+    assert (meta["status"], meta["termination"], meta["svm_status"]) == ("feasible", "svm_c", "optimal")
+    assert "svm optimal" in exact_summary(meta)
+
+
 def test_randomized_rounding_is_reproducible_with_random_state(german_sample):
     X, y = german_sample
     first = CLSVMClassifier(strategy="clm-rr", C=10.0, random_state=3, draws=5).fit(X, y).ruleset_

@@ -340,8 +340,18 @@ def _finish(run: _Run, chosen: StrategyResult, main: SolveReport | None, bounds:
 
 # ------------------------------------------------------------------------------------ strategies
 def _heuristic_svm(run: _Run, strategy: str) -> StrategyResult:
+    """svm-o and svm-c. SVM_O's status is its own model's; SVM_C's scorecard is a feasible point of CL
+    (clustered by a heuristic, then the SVM solved), so svm-c reports it as such: ``feasible``,
+    termination ``svm_c``, the SVM's own status in ``meta["svm_status"]`` (a clm fit on the same
+    instance may prove a lower CL objective; two "optimal" rows with different objectives misled)."""
     result = run.svm_o() if strategy == "svm-o" else run.svm_c()
-    return _finish(run, result, run.reports[-1], [], None, "", {})
+    finished = _finish(run, result, run.reports[-1], [], None, "", {})
+    if strategy == "svm-o":
+        return finished
+    meta = {**finished.meta, "svm_status": finished.meta["status"], "svm_termination": finished.meta["termination"]}
+    if meta["status"] in (Status.OPTIMAL.value, Status.FEASIBLE.value):  # a scorecard came back
+        meta.update(status=Status.FEASIBLE.value, termination="svm_c")
+    return StrategyResult(finished.card, finished.objective, finished.reports, meta)
 
 
 def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options: dict[str, Any],

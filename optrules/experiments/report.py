@@ -389,8 +389,9 @@ def exact_summary(meta: Mapping[str, Any]) -> str:
     text = (f"exact part: status {meta['status']} ({meta.get('termination')}), objective "
             f"{number(meta.get('objective'))}, best bound {number(meta.get('best_bound'))}, gap "
             f"{'-' if gap is None else f'{100 * gap:.2f}%'}")
-    if meta.get("relaxation_status") is not None:
-        text += f"; relaxation {meta['relaxation_status']} ({meta.get('relaxation_termination')})"
+    for model in ("relaxation", "svm"):  # the model a heuristic solved, beside the status of what it returns
+        if meta.get(f"{model}_status") is not None:
+            text += f"; {model} {meta[f'{model}_status']} ({meta.get(f'{model}_termination')})"
     if meta.get("fallback"):
         text += f"\nfallback: {meta['fallback']}: {meta.get('fallback_reason', '')}"
     stages = [(key[:-len("_seconds")], meta[key]) for key in meta
