@@ -42,6 +42,13 @@ class Method:
     #: parameter values this holds under (LIBRE's greedy, not ILP, selection).
     prefix: str | None = None
     prefix_requires: dict[str, Any] = field(default_factory=dict)
+    #: Parameter values that make a heuristic method exact (LIBRE's ``selection="ilp"``: its rules
+    #: selected by the set-cover ILP, with a status, bound and gap); empty: ``exact`` alone decides.
+    exact_with: dict[str, Any] = field(default_factory=dict)
+
+    def is_exact(self, params: dict[str, Any]) -> bool:
+        """Whether a fit with ``params`` is exact: :attr:`exact`, or ``params`` hold :attr:`exact_with`."""
+        return self.exact or bool(self.exact_with) and all(params.get(k) == v for k, v in self.exact_with.items())
 
     @property
     def estimator(self) -> type[RulesetClassifier]:
@@ -84,10 +91,10 @@ METHODS: dict[str, Method] = {
         Method("libre", _LIBRE, False,
                "LIBRE: ensemble of bottom-up Boolean-lattice weak learners, greedy weighted set cover",
                test_params={"n_estimators": 3, "random_state": 0},
-               prefix="max_rules", prefix_requires={"selection": "greedy"}),
+               prefix="max_rules", prefix_requires={"selection": "greedy"}, exact_with={"selection": "ilp"}),
         Method("bottom-up", _BOTTOM_UP, False,
                "LIBRE's base bottom-up learner on all features, greedy weighted set cover",
-               prefix="max_rules", prefix_requires={"selection": "greedy"}),
+               prefix="max_rules", prefix_requires={"selection": "greedy"}, exact_with={"selection": "ilp"}),
         Method("append", _DECISION_LIST, False,
                "decision list, CN2 order: best Laplace rule appended, covered cases removed (each rule "
                "by exact OPUS-style search, the list greedily)",

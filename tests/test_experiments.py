@@ -1442,3 +1442,21 @@ def test_a_configuration_with_a_byte_order_mark_reads_and_a_directory_is_named(t
     assert load_config(path).datasets[0].name == "monk1"
     with pytest.raises(ConfigError, match=r"is a directory: give the configuration file"):
         load_config(tmp_path)
+
+
+def test_libre_with_ilp_selection_is_an_exact_method_paired_with_its_greedy_self():
+    """The registry called every libre fit heuristic: an ILP selection stopped at a limit had no mark,
+    and the certified-distance table never held LIBRE's greedy selection against its ILP's bound."""
+    config = small_config(datasets=[{"name": "monk1"}], protocol={"kind": "kfold", "folds": 2, "seed": 0},
+                          methods=[{"name": "libre", "label": "libre-greedy", "params": {"n_estimators": 2}},
+                                   {"name": "libre", "label": "libre-ilp",
+                                    "params": {"n_estimators": 2, "selection": "ilp"}}])
+    loaded = load_config(config)
+    assert [m.exact for m in loaded.methods] == [False, True]
+    assert ("libre-ilp", "libre-greedy") in loaded.wilcoxon_pairs
+    results = run(config, verbose=False)
+    assert results.groupby("method")["exact"].all().to_dict() == {"libre-greedy": False, "libre-ilp": True}
+    from optrules.experiments.report import markdown_report
+
+    report = markdown_report(results)
+    assert "Certified distance from optimal" in report and "libre-greedy" in report.split("Certified distance")[1]

@@ -165,7 +165,9 @@ class MethodSpec:
 
     @property
     def exact(self) -> bool:
-        return get_method(self.name).exact
+        """Whether its fits are exact: the registry's word, with its parameters (libre with
+        ``selection = "ilp"`` is)."""
+        return get_method(self.name).is_exact(self.params)
 
     def accepts(self, parameter: str) -> bool:
         return parameter in get_method(self.name).estimator().get_params()
