@@ -425,3 +425,30 @@ def test_a_solution_reported_optimal_is_the_brute_force_optimum_on_the_review_s_
         assert result.objective >= optimum - 1e-9
         if result.report.status is Status.OPTIMAL and result.fallback is None:
             assert result.objective == pytest.approx(optimum)
+
+
+def test_a_claimed_optimum_not_verified_is_solved_again_and_keeps_the_stronger_bound(monkeypatch):
+    """When the solver's optimum does not hold for its point (HiGHS 1.16 once took the greedy start as
+    optimal), the set cover solves again without the start; the first solve's bound stays valid and
+    was dropped when the second's was weaker (review)."""
+    import dataclasses
+
+    import optrules.exact.set_cover as exact_set_cover
+
+    rng = np.random.default_rng(7)
+    coverage = rng.random((150, 25)) < 0.12
+    instance = CoverInstance.from_samples(coverage, rng.random(150) < 0.4, 0.7, np.full(25, 1.0))
+    proven = solve_set_cover(instance, max_rules=6, solver="highs")
+    calls = []
+
+    def staged(*args, **kwargs):  # first: an unverified claim at the true bound; then: a weak bound
+        report = solve(*args, **kwargs)
+        calls.append(kwargs.get("warm_start"))
+        if len(calls) == 1:
+            return dataclasses.replace(report, status=Status.FEASIBLE, termination="optimum_not_verified")
+        return dataclasses.replace(report, best_bound=0.0)
+
+    monkeypatch.setattr(exact_set_cover, "solve", staged)
+    result = solve_set_cover(instance, max_rules=6, solver="highs", cut_rounds=0)
+    assert calls == [True, False]  # solved once more, without the start
+    assert result.best_bound == pytest.approx(proven.best_bound) and result.objective == pytest.approx(proven.objective)

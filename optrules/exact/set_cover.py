@@ -217,9 +217,12 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
     report = solve(m.model, m.problem_class, solver=solver, options=options, warm_start=not relax,
                    build_seconds=build_seconds, deadline=budget.deadline)
     budget.count_solve(report)
+    first_bound = None
     if report.termination == "optimum_not_verified" and not budget.expired:
         # the solver's claimed optimum did not hold for the point it returned (seen with HiGHS 1.16 and
-        # the greedy start): once more without the start, whose incumbent is returned anyway if better
+        # the greedy start): once more without the start, whose incumbent is returned anyway if better;
+        # the first solve's bound stays valid and is kept when it is the stronger
+        first_bound = report.best_bound
         report = solve(m.model, m.problem_class, solver=solver, options=options, warm_start=False,
                        build_seconds=build_seconds, deadline=budget.deadline)
         budget.count_solve(report)
@@ -245,7 +248,7 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
         chosen = own
     selected = np.sort(reduced.columns[chosen])
     objective = instance.objective(selected)
-    bounds = [b for b in (report.best_bound, root_bound) if b is not None]  # both bound the reduced
+    bounds = [b for b in (report.best_bound, first_bound, root_bound) if b is not None]  # all bound the reduced
     best_bound = max(bounds) if bounds else None                             # instance's optimum = this one's
     gap = relative_gap(objective, best_bound)
     if gap is not None and gap <= 1e-6:

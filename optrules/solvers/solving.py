@@ -183,7 +183,10 @@ def solve(
         out = _run(model, interface, backend, native, verbose, warm_start, maximize, deadline, solver)
         seconds = time.perf_counter() - start
 
-    status, termination, gap, bound = judge(out, problem_class, backend, opts.get("mip_gap"))
+    gap_option = backend.options.get("mip_gap")  # the gap asked for, unified or in the solver's own name
+    asked_gap = native.get(gap_option) if gap_option is not None else opts.get("mip_gap")
+    status, termination, gap, bound = judge(out, problem_class, backend,
+                                            None if asked_gap is None else float(asked_gap))
     solve_seconds = seconds - out.load_seconds if out.solve_seconds is None else out.solve_seconds
     return SolveReport(
         solver=spec.name,
