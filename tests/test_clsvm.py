@@ -338,6 +338,17 @@ def test_a_rounding_strategy_reports_the_status_of_its_scorecard_not_of_its_rela
     assert "status feasible (rounding)" in exact_summary(meta) and "relaxation optimal" in exact_summary(meta)
 
 
+def test_without_a_feature_to_cluster_every_strategy_is_the_svm_and_proves_it():
+    """CL without a clustered feature is the convex SVM QP: its optimum is its bound (gap 0, proven),
+    where clm and cl reported "optimal" with no bound (review)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80), "flag": rng.choice(["x", "y"], 80)})
+    y = np.where(X["a"] + 0.5 * (X["flag"] == "x") > 0.2, "yes", "no")
+    for strategy in ("clm", "cl", "svm-o"):
+        meta = CLSVMClassifier(strategy=strategy, C=1.0).fit(X, y).ruleset_.meta
+        assert meta["status"] == "optimal" and meta["gap"] == 0.0 and meta["best_bound"] == meta["objective"]
+
+
 def test_svm_c_reports_its_scorecard_as_a_feasible_point_of_cl(german_sample):
     """SVM_C's QP is solved to optimality, but its scorecard is only a feasible point of CL: clm on the
     same data may prove a lower objective, so svm-c's status is "feasible" (it said "optimal")."""

@@ -340,12 +340,16 @@ def _finish(run: _Run, chosen: StrategyResult, main: SolveReport | None, bounds:
 
 # ------------------------------------------------------------------------------------ strategies
 def _heuristic_svm(run: _Run, strategy: str) -> StrategyResult:
-    """svm-o and svm-c. SVM_O's status is its own model's; SVM_C's scorecard is a feasible point of CL
-    (clustered by a heuristic, then the SVM solved), so svm-c reports it as such: ``feasible``,
-    termination ``svm_c``, the SVM's own status in ``meta["svm_status"]`` (a clm fit on the same
-    instance may prove a lower CL objective; two "optimal" rows with different objectives misled)."""
+    """svm-o and svm-c. SVM_O's status is its own model's; without a feature to cluster it is CL
+    itself, a convex QP, so its optimum is also its bound (gap 0). SVM_C's scorecard is a feasible
+    point of CL (clustered by a heuristic, then the SVM solved), so svm-c reports it as such:
+    ``feasible``, termination ``svm_c``, the SVM's own status in ``meta["svm_status"]`` (a clm fit on
+    the same instance may prove a lower CL objective; two "optimal" rows with different objectives
+    misled)."""
     result = run.svm_o() if strategy == "svm-o" else run.svm_c()
-    finished = _finish(run, result, run.reports[-1], [], None, "", {})
+    report = run.reports[-1]
+    certified = not run.inputs.has_clusters and report.status is Status.OPTIMAL
+    finished = _finish(run, result, report, [result.objective] if certified else [], None, "", {})
     if strategy == "svm-o":
         return finished
     meta = {**finished.meta, "svm_status": finished.meta["status"], "svm_termination": finished.meta["termination"]}
