@@ -233,3 +233,14 @@ def test_a_negated_scorecard_term_that_admits_missing_says_so():
     ruleset = Ruleset("score", (rule,), "n", ("c",), ("n", "p"), positive="p")
     assert scorecard_frame(ruleset)["term"].iloc[0] == "not {a}, or missing"
     assert ruleset.predict(pd.DataFrame({"c": [None, "a", "b"]})).tolist() == ["p", "n", "p"]
+
+
+def test_a_scorecard_term_quotes_a_category_as_the_printed_rule_does():
+    """The single category "red, green" read as two in the scorecard table (review)."""
+    from optrules import scorecard_frame
+
+    rules = (Rule((CategoricalCondition("c", ["red, green", "blue"]),), "p", weight=1.0),
+             Rule((CategoricalCondition("c", [""], missing=True),), "p", weight=-0.5))
+    ruleset = Ruleset("score", rules, "n", ("c",), ("n", "p"), positive="p")
+    assert scorecard_frame(ruleset)["term"].tolist()[:2] == ["{blue, 'red, green'}", "{'', missing}"]
+    assert str(rules[0].conditions[0]) == "c in {blue, 'red, green'}"
