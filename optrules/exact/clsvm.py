@@ -350,12 +350,7 @@ def _heuristic_svm(run: _Run, strategy: str) -> StrategyResult:
     report = run.reports[-1]
     certified = not run.inputs.has_clusters and report.status is Status.OPTIMAL
     finished = _finish(run, result, report, [result.objective] if certified else [], None, "", {})
-    if strategy == "svm-o":
-        return finished
-    meta = {**finished.meta, "svm_status": finished.meta["status"], "svm_termination": finished.meta["termination"]}
-    if meta["status"] in (Status.OPTIMAL.value, Status.FEASIBLE.value):  # a scorecard came back
-        meta.update(status=Status.FEASIBLE.value, termination="svm_c")
-    return StrategyResult(finished.card, finished.objective, finished.reports, meta)
+    return finished if strategy == "svm-o" else _as_cl_point(finished, "svm", "svm_c")
 
 
 def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options: dict[str, Any],
@@ -405,29 +400,29 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
         if report.status is Status.OPTIMAL:  # a convex relaxation: its optimum bounds CL-bigM, hence CL
             bounds.append(report.objective)
     run.reports.append(report)
-    extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective,
-                 relaxation_status=report.status.value, relaxation_termination=report.termination)
+    extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective)
     best, tried, stopped = (None, 0, "") if relaxed is None else run.best_rounding(relaxed, draws, rng)
     extra["roundings_tried"] = tried
     if best is not None:  # the best rounding, as the strategy defines it (even when SVM_C was better)
-        return _as_rounded(_finish(run, best, report, bounds, None, "", extra))
+        return _as_cl_point(_finish(run, best, report, bounds, None, "", extra), "relaxation", "rounding")
     if relaxed is None:
         reason = (f"the relaxation returned no solution ({report.status.value}: {report.termination}); "
                   "the SVM_C start is returned")
     else:
         reason = f"{stopped}; the SVM_C start is returned"
-    return _as_rounded(_finish(run, start, report, bounds, "start", reason, extra))
+    return _as_cl_point(_finish(run, start, report, bounds, "start", reason, extra), "relaxation", "start")
 
 
-def _as_rounded(result: StrategyResult) -> StrategyResult:
-    """A rounding strategy's status is that of what it returns, a feasible point of CL (a rounding,
-    or the SVM_C start): "optimal" only when a bound closes its gap, else "feasible"; its termination
-    says which ("rounding" or "start"). The relaxation's own status and termination stay in ``meta``
-    as ``relaxation_status`` and ``relaxation_termination`` (an optimal relaxation is not an optimal
-    scorecard)."""
-    meta = dict(result.meta)
+def _as_cl_point(result: StrategyResult, model: str, termination: str) -> StrategyResult:
+    """A heuristic's status is that of what it returns, a feasible point of CL (svm-c's scorecard, a
+    rounding, or the SVM_C start): "optimal" only when a bound closes its gap, else "feasible", with
+    ``termination`` saying which. The status and termination of the ``model`` it solved on the way
+    (the "relaxation", the "svm") stay in ``meta`` as ``<model>_status`` and ``<model>_termination``:
+    an optimal relaxation or SVM is not an optimal scorecard."""
+    meta = {**result.meta, f"{model}_status": result.meta["status"],
+            f"{model}_termination": result.meta["termination"]}
     meta["status"] = Status.OPTIMAL.value if meta["gap"] == 0.0 else Status.FEASIBLE.value
-    meta["termination"] = "rounding" if meta["fallback"] is None else "start"
+    meta["termination"] = termination
     return StrategyResult(result.card, result.objective, result.reports, meta)
 
 
