@@ -452,3 +452,31 @@ def test_a_claimed_optimum_not_verified_is_solved_again_and_keeps_the_stronger_b
     result = solve_set_cover(instance, max_rules=6, solver="highs", cut_rounds=0)
     assert calls == [True, False]  # solved once more, without the start
     assert result.best_bound == pytest.approx(proven.best_bound) and result.objective == pytest.approx(proven.objective)
+
+
+def test_a_proven_optimum_worse_than_the_greedy_start_returns_the_start_and_says_so(monkeypatch):
+    """A solver's optimum holds within its gap tolerance (HiGHS: 1e-4), so its point may be a little
+    worse than the greedy start; the start is returned then, as a fallback said with its reason (as
+    clm and brcg do), never the worse point."""
+    import dataclasses
+
+    import optrules.exact.set_cover as exact_set_cover
+
+    rng = np.random.default_rng(3)
+    coverage = rng.random((80, 10)) < 0.3
+    instance = CoverInstance.from_samples(coverage, rng.random(80) < 0.4, 0.7, np.full(10, 1.0))
+    proven = solve_set_cover(instance, solver="highs", modeller="pyomo")
+
+    def worse_point(model, *args, **kwargs):  # the claimed optimum is every candidate at once
+        report = solve(model, *args, **kwargs)
+        for var in model.x.values():
+            var.set_value(1.0)
+        return dataclasses.replace(report, status=Status.OPTIMAL)
+
+    monkeypatch.setattr(exact_set_cover, "solve", worse_point)
+    result = solve_set_cover(instance, solver="highs", modeller="pyomo", cut_rounds=0)
+    everything = instance.objective(list(range(instance.n_candidates)))
+    assert everything > result.start_objective  # the premise: selecting everything is worse than the start
+    assert result.fallback == "start" and "worse than the greedy start" in result.fallback_reason
+    assert result.objective == pytest.approx(result.start_objective)
+    assert proven.objective - 1e-9 <= result.objective < everything
