@@ -1,7 +1,8 @@
 """Sample weights: the one check every weighted fit, model and kernel puts its weights through.
 
 A weight is a finite number >= 0 that counts as that many copies of its row (weight 0: the row
-is left out); a fit refuses weights that are all zero, since they leave nothing to fit.
+is left out); a fit refuses weights that are all zero, since they leave nothing to fit, and weights
+that sum to more than :data:`MAX_TOTAL_WEIGHT` rows.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["validate_sample_weight"]
+__all__ = ["MAX_TOTAL_WEIGHT", "validate_sample_weight"]
+
+#: The largest total weight taken: 2**53 rows, beyond which counts are not exact in float64 (and the
+#: squared counts of ChiMerge's statistic overflow from about 1e154).
+MAX_TOTAL_WEIGHT = float(2 ** 53)
 
 
 def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight", *,
@@ -46,6 +51,9 @@ def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "samp
     if negative.size:
         raise ValueError(f"{name} contains {negative.size} negative value(s) (e.g. {float(negative[0])!r}); "
                          "weights must be >= 0")
+    if weights.sum() > MAX_TOTAL_WEIGHT:
+        raise ValueError(f"{name} sums to {weights.sum():.3g}: weights count as rows, and beyond 2**53 rows "
+                         "counts are no longer exact in floating point; rescale them, e.g. to mean 1")
     if not zero_sum and weights.sum() == 0:
         raise ValueError(f"{name} sums to 0 (every weight is zero); at least one sample needs a positive weight")
     return weights

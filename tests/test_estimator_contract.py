@@ -292,6 +292,16 @@ def test_a_model_fitted_on_an_array_takes_a_frame_s_columns_by_position_with_a_w
     assert (predicted == model.predict(X.to_numpy())).all()
 
 
+def test_a_model_fitted_on_a_frame_warns_when_it_predicts_on_an_array():
+    """scikit-learn's contract, the other way round: an array at predict for a model fitted on a
+    DataFrame is read by position, with scikit-learn's warning (it was silent; review)."""
+    X, y = _small("pima", 150)
+    model = make_estimator("setcover-greedy").fit(X, y)
+    with pytest.warns(UserWarning, match="X does not have feature names, but SetCoverClassifier was fitted with"):
+        predicted = model.predict(X.to_numpy())
+    assert (predicted == model.predict(X)).all()
+
+
 def test_column_names_equal_as_text_are_an_error_at_predict():
     """Features are matched by name as text: a second column whose name reads the same (0 and "0")
     used to replace the feature silently (47% of predictions changed); now it is an error. Other
@@ -346,6 +356,18 @@ def test_degenerate_fits_warn_with_a_cause_and_the_runner_records_it():
     y = np.where(rng.random(300) < 0.04, "rare", "common")
     with pytest.warns(optrules.DegenerateFitWarning, match=r"has \d% of the rows"):
         make_estimator("setcover-greedy", positive="rare").fit(X, y)
+
+
+def test_a_degenerate_fit_on_weights_normalised_to_sum_1_names_the_weights():
+    """Weights count as rows: normalised to sum to 1 they leave no evidence for any rule (wdbc-like
+    data gave no rule), and the warning says so (it gave no cause; review)."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=300)})
+    y = np.where(X["a"] > 0.2, "pos", "neg")
+    assert len(make_estimator("setcover-greedy", positive="pos").fit(X, y).ruleset_.rules) >= 1
+    with pytest.warns(optrules.DegenerateFitWarning, match=r"weights sum to 1 over 300 rows.*scale them to mean 1"):
+        model = make_estimator("setcover-greedy", positive="pos").fit(X, y, sample_weight=np.full(300, 1 / 300))
+    assert not model.ruleset_.rules
 
 
 def test_parameters_are_checked_before_any_data_is_read(capsys):

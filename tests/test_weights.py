@@ -66,6 +66,7 @@ def test_sample_weight_is_a_copy():
     (np.zeros(5), r"sample_weight sums to 0 \(every weight is zero\)"),
     (0, r"sample_weight sums to 0 \(every weight is zero\)"),
     ([[1.0, 2.0], [1.0]], r"sample_weight must be a 1-d array of numbers"),
+    (np.full(5, 1e154), r"sample_weight sums to 5e\+154: weights count as rows.*rescale them"),
 ])
 def test_sample_weight_errors_name_the_problem(given, message):
     with pytest.raises(ValueError, match=message):
@@ -76,3 +77,9 @@ def test_sample_weight_errors_name_the_problem(given, message):
 def test_the_message_names_the_argument_it_was_given_as():
     with pytest.raises(ValueError, match=r"^weights has 2 values for 3 samples$"):
         validate_sample_weight([1.0, 1.0], 3, name="weights")
+
+
+def test_the_largest_total_weight_taken_is_2_to_the_53():
+    assert validate_sample_weight(np.full(4, 2.0 ** 51), 4).sum() == 2.0 ** 53
+    with pytest.raises(ValueError, match="beyond 2\\*\\*53 rows"):
+        validate_sample_weight(np.full(4, 2.0 ** 51 + 2.0 ** 40), 4)

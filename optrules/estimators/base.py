@@ -53,6 +53,9 @@ COMMON_PARAMETERS: dict[str, Constraint] = {
     "min_frequency": Either((Integer(1, none=True), Real(0.0, 1.0, open_low=True))),
 }
 
+#: A degenerate fit whose sample weights average below this per row names them as a likely cause.
+LIGHT_WEIGHTS = 0.1
+
 
 @dataclass(frozen=True)
 class TrainingData:
@@ -261,6 +264,11 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             if share < 0.1:
                 causes.append(f"the positive class {target.positive!r} has {100 * share:.0f}% of the rows: "
                               "weigh it up (alpha, class_weight or sample_weight)")
+        total, rows = float(data.weights.sum()), len(data.weights)
+        if total < LIGHT_WEIGHTS * rows:
+            causes.append(f"the sample weights sum to {total:.3g} over {rows} rows, and weights count as rows "
+                          "(ChiMerge's threshold, the Laplace +1, supports and rule costs are in rows): "
+                          "scale them to mean 1")
         return causes
 
     # ------------------------------------------------------------------ predict
@@ -272,6 +280,9 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names; "
                           "its columns are taken by position", UserWarning, stacklevel=3)
             X = X.to_numpy(dtype=object)
+        elif not isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            warnings.warn(f"X does not have feature names, but {type(self).__name__} was fitted with feature "
+                          "names; its columns are taken by position", UserWarning, stacklevel=3)
         if isinstance(X, pd.DataFrame):
             positions = column_positions(X, self.schema_.features)
             missing = [f for f in self.schema_.features if f not in positions]
