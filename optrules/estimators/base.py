@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
                            group_categories, matching_label, numeric_column, validate_features, validate_target)
@@ -189,7 +190,10 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         positive, positive_from = self._resolve_positive(y, labels, weights)
         rng = np.random.default_rng(getattr(self, "random_state", None))
         data = TrainingData(frame, schema, labels, weights, positive)
-        ruleset = groups.expand(self._fit_ruleset(data, rng))
+        # One BLAS thread: floating-point products (the set cover's cut separation, the greedy's weighted
+        # counts) decide between near ties, and their last bits depend on how many threads share them.
+        with threadpool_limits(limits=1, user_api="blas"):
+            ruleset = groups.expand(self._fit_ruleset(data, rng))
         # the training coverage once, for the probabilities and the degenerate-fit check
         fired = ruleset.covers(frame) if ruleset.kind != "score" else None
         ruleset = ruleset.fit_probabilities(frame, labels, weights, fired=fired)
