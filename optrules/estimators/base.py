@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
                            group_categories, matching_label, numeric_column, validate_features, validate_target)
@@ -38,6 +37,7 @@ from optrules.exceptions import CategoryWarning, DegenerateFitWarning, InvalidPa
 from optrules.models.set_cover import AUTO_MODELLER, MODELLERS, resolve_modeller
 from optrules.ruleset import Ruleset, column_positions, serialisable
 from optrules.solvers import ProblemClass, check_solver_options
+from optrules.threads import one_blas_thread
 from optrules.version import package_version
 from optrules.weights import validate_sample_weight
 
@@ -190,9 +190,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         positive, positive_from = self._resolve_positive(y, labels, weights)
         rng = np.random.default_rng(getattr(self, "random_state", None))
         data = TrainingData(frame, schema, labels, weights, positive)
-        # One BLAS thread: floating-point products (the set cover's cut separation, the greedy's weighted
-        # counts) decide between near ties, and their last bits depend on how many threads share them.
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():  # results that do not depend on the environment's thread settings
             ruleset = groups.expand(self._fit_ruleset(data, rng))
         # the training coverage once, for the probabilities and the degenerate-fit check
         fired = ruleset.covers(frame) if ruleset.kind != "score" else None

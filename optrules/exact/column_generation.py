@@ -101,7 +101,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
 
 from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
@@ -111,6 +110,7 @@ from optrules.models import rule_pricing as pricing_model
 from optrules.models.rule_master import RuleMaster
 from optrules.solvers import SolveReport, SolverError, Status, relative_gap, solve
 from optrules.solvers.options import check_unified
+from optrules.threads import one_blas_thread
 
 __all__ = ["PRICINGS", "SMOOTHING", "RuleProblem", "ColumnGenerationResult", "column_generation", "rule_objective"]
 
@@ -623,7 +623,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
     stop_reason = "iteration_limit"
     # one BLAS thread: the pricing's products are small, and BLAS threads waiting for a core of a
     # busy machine made an exact pricing of 10,000 rows take 15 s instead of 2 s (measured)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         while max_iterations is None or progress.iterations < max_iterations:
             if loop_deadline is not None and time.perf_counter() >= loop_deadline:
                 stop_reason = "time_limit"
