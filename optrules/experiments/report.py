@@ -153,17 +153,23 @@ def rank_scores(results: pd.DataFrame, metric: str) -> pd.DataFrame:
     (:data:`METRICS` decimals), so bold and ranks agree with what the reader sees. On a complexity
     measure (fewer is better) a cell with a degenerate fit (one class predicted everywhere, see
     :data:`optrules.experiments.run.COLUMNS`) scores +inf: it ranks behind every model that
-    learned something and is never bold. Methods the metric does not apply to are left out; so are
-    datasets where a remaining method has a failed fit. NaN-free."""
-    spec = METRICS[metric]
+    learned something and is never bold. Methods the metric does not apply to, on any dataset they
+    ran on, are left out; so are datasets where a remaining method has a failed fit. NaN-free."""
     datasets, methods, cells = _cells(results, metric)
-    applies = [m for m in methods if cells["applies"][m].any()]
-    key = cells["mean"].round(spec.decimals)
-    if not spec.higher_is_better:
-        key = key.mask(cells["degenerate"] > 0, np.inf)
+    # a method the measure does not apply to on some dataset it ran on (the complexity of a scorecard
+    # on numeric data) is left out of the ranks, not that dataset
+    not_applying = (cells["ran"] > cells["failed"]) & ~cells["applies"]
+    applies = [m for m in methods if cells["applies"][m].any() and not not_applying[m].any()]
+    key = _rank_key(cells, metric)
     complete = ((cells["failed"][applies] == 0) & (cells["scored"][applies] == cells["ran"][applies])
                 & (cells["ran"][applies] > 0)).all(axis=1)
     return key.loc[complete, applies]
+
+
+def _rank_key(cells: dict[str, pd.DataFrame], metric: str) -> pd.DataFrame:
+    """The means rounded as printed; on a complexity measure a cell with a degenerate fit is +inf."""
+    key = cells["mean"].round(METRICS[metric].decimals)
+    return key.mask(cells["degenerate"] > 0, np.inf) if metric in COMPLEXITY else key
 
 
 def summary_table(results: pd.DataFrame, metric: str, baselines: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -182,9 +188,7 @@ def summary_table(results: pd.DataFrame, metric: str, baselines: pd.DataFrame | 
     datasets, methods, cells = _cells(results, metric)
     ranked = rank_scores(results, metric)
     ranks = ranked.rank(axis=1, ascending=not spec.higher_is_better, method="average")
-    key = cells["mean"].round(spec.decimals)
-    if not spec.higher_is_better:
-        key = key.mask(cells["degenerate"] > 0, np.inf)
+    key = _rank_key(cells, metric)
     finite = key.where(np.isfinite(key))
     best = finite.max(axis=1) if spec.higher_is_better else finite.min(axis=1)
     exact = set(results.loc[results["exact"].astype(bool), "method"]) if "exact" in results else set()
