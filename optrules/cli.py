@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -288,11 +289,19 @@ def _dataset_among_methods(args: argparse.Namespace) -> None:
                              f"put the dataset before --methods (optrules compare {methods[-1]} --methods ...)")
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """A warning as a command-line user reads it: its kind and message, not the package's source line."""
+    print(f"optrules: {category.__name__}: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        _dataset_among_methods(args)
-        status = args.run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            _dataset_among_methods(args)
+            status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit
         return status
     except (ValueError, FileNotFoundError, IsADirectoryError, PermissionError, FitError) as error:  # bad input or a failed fit: say what is wrong, no traceback

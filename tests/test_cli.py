@@ -107,6 +107,17 @@ def test_compare_on_a_csv_file(tmp_path, capsys):
     assert re.search(r"^setcover-greedy\s+heuristic\s+[\d.]+", out, re.M)
 
 
+def test_warnings_read_as_a_command_line_user_s_without_the_package_s_source_lines(tmp_path, capsys):
+    """A warning printed the package's file, line and source (config.py:118: UserWarning, then the
+    line `return load_csv(...)`); it now names its kind and says its message (review)."""
+    path = tmp_path / "codes.csv"
+    path.write_text("code,class\n" + "".join(f"{i % 3},{'xy'[i % 2]}\n" for i in range(60)))
+    assert main(["compare", "--csv", str(path), "--positive", "x", "--methods", "setcover-greedy"]) == 0
+    err = capsys.readouterr().err
+    assert "optrules: UserWarning: " in err and "integers with at most 10 distinct values" in err
+    assert ".py:" not in err and "load_csv(" not in err
+
+
 def test_a_csv_whose_missing_values_are_written_na_learns_the_same_rules_with_missing_na(tmp_path, capsys):
     """The bundled haberman with some numbers blanked, once as empty fields and once written "NA" (as R
     does): with --missing NA the second file gives the first one's rules; without it a warning names

@@ -61,6 +61,8 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
      "solver is given twice"),
     ({"methods": [{"name": "setcover-greedy"}, {"name": "setcover-greedy"}]},
      r"method labels must be unique, repeated: \['setcover-greedy'\]"),
+    ({"methods": [{"name": "setcover-greedy", "label": "greedy (a)"}, {"name": "setcover-greedy", "label": "Greedy [a]"}]},
+     r"method labels 'greedy \(a\)' and 'Greedy \[a\]' would share the folder 'Greedy_a_' of the saved rules"),
     ({"datasets": [{"name": "tic_tac_to"}]},
      r"datasets\[0\]: unknown dataset 'tic_tac_to'\. Did you mean 'tic_tac_toe'\?"),
     ({"datasets": [{"path": "no/such/file.csv", "label": "y"}]}, r"datasets\[0\]: CSV file not found: .*file\.csv"),
@@ -1385,6 +1387,16 @@ def test_a_csv_dataset_s_errors_name_its_entry(tmp_path):
     path.write_text("a,class\n1,x\n2,y\n3,x\n4,y\n5,x\n6,y\n")
     with pytest.raises(ConfigError, match=r"datasets\[0\] \('data'\): label column 'outcome' not found"):
         run(small_config(datasets=[{"path": str(path), "label": "outcome"}]), verbose=False)
+
+
+def test_a_csv_dataset_s_errors_name_the_configuration_file_too(tmp_path):
+    """Errors found while reading a dataset named its entry but not the file (review): as every other
+    configuration error, they now name both."""
+    (tmp_path / "data.csv").write_text("a,class\n1,x\n2,y\n3,x\n4,y\n5,x\n6,y\n")
+    config = tmp_path / "exp.toml"
+    config.write_text('[[datasets]]\npath = "data.csv"\npositive = "z"\n\n[[methods]]\nname = "setcover-greedy"\n')
+    with pytest.raises(ConfigError, match=r"exp\.toml: datasets\[0\] \('data'\): .*'z'"):
+        run(config, out=tmp_path / "out", verbose=False)
 
 
 def test_a_csv_dataset_s_missing_markers_are_read_as_missing_and_checked(tmp_path):

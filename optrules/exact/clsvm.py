@@ -60,6 +60,7 @@ from optrules.models import svm as svm_model
 from optrules.models.cl import ClusterData, CLSolution
 from optrules.solvers import ProblemClass, SolveReport, Status, available_solvers, relative_gap, solve
 from optrules.solvers.options import check_unified
+from optrules.solvers.solving import DEFAULT_MIP_GAP
 
 __all__ = ["ROUNDING_STRATEGIES", "STRATEGIES", "StrategyInputs", "StrategyResult", "big_m", "canonical",
            "constant_upper_bound", "default_modeller", "feature_big_m", "randomized_rounding", "run_strategy"]
@@ -166,6 +167,14 @@ def big_m(upper_bound: float) -> float:
     return math.sqrt(2.0 * max(upper_bound, 0.0)) * (1 + 1e-6) + 1e-9
 
 
+def convex_margin(upper_bound: float) -> float:
+    """What a convex solve's optimum of (LB), (LB_-j) or the CL-bigM relaxation is lowered by before it
+    serves as a bound: 1e-6 max(1, UB). An interior-point optimum is accurate to about the solver's
+    absolute tolerances (1e-8), which is no small part of (7) when C makes it tiny: at C = 2e-4 on
+    150 rows the unlowered LB exceeded a feasible scorecard's objective (review)."""
+    return 1e-6 * max(1.0, upper_bound)
+
+
 def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
                   deadline: float | None = None) -> tuple[np.ndarray, float | None, list[SolveReport]]:
     """Per-feature bounds M_j = sqrt(2 (UB - LB_{-j})) from ``optrules.models.cl_lower_bound``.
@@ -174,8 +183,8 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
     penalised; (LB) has the data's sample weights, as (7) has, so the bound is that of the weighted
     CL. The QPs run in that order (LB first) until the ``deadline`` (``time.perf_counter()`` seconds;
     None: no limit); a feature whose bound problem is not solved to optimality, or not run before
-    the deadline, keeps the global ``big_m(UB)`` (the reports say which ran). The margin 1e-6 max(1, UB) covers the
-    convex solver's accuracy.
+    the deadline, keeps the global ``big_m(UB)`` (the reports say which ran). The margin
+    :func:`convex_margin` covers the convex solver's accuracy in the M_j and in LB.
     """
     global_m = big_m(upper_bound)
     J = len(data.n_categories)
@@ -185,7 +194,7 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
     build_seconds = time.perf_counter() - started
     reports = []
     lower = None
-    margin = 1e-6 * max(1.0, upper_bound)
+    margin = convex_margin(upper_bound)
     for j in range(-1, J):
         if deadline is not None and time.perf_counter() >= deadline:
             break
@@ -200,7 +209,7 @@ def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
         if report.status is not Status.OPTIMAL:
             continue
         if j < 0:
-            lower = report.objective
+            lower = max(0.0, report.objective - margin)  # (7) is never negative
         else:
             bounds[j] = min(global_m, math.sqrt(2.0 * max(upper_bound - report.objective, 0.0) + 2 * margin))
     return bounds, lower, reports
@@ -398,7 +407,7 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
         budget.count_solve(report)
         relaxed = model.solution() if report.has_solution else None
         if report.status is Status.OPTIMAL:  # a convex relaxation: its optimum bounds CL-bigM, hence CL
-            bounds.append(report.objective)
+            bounds.append(max(0.0, report.objective - convex_margin(upper)))
     run.reports.append(report)
     extra.update(relaxation_solver=report.solver, relaxation_objective=report.objective)
     best, tried, stopped = (None, 0, "") if relaxed is None else run.best_rounding(relaxed, draws, rng)
@@ -415,13 +424,15 @@ def _rounding(run: _Run, strategy: str, draws: int, solver: str | None, options:
 
 def _as_cl_point(result: StrategyResult, model: str, termination: str) -> StrategyResult:
     """A heuristic's status is that of what it returns, a feasible point of CL (svm-c's scorecard, a
-    rounding, or the SVM_C start): "optimal" only when a bound closes its gap, else "feasible", with
+    rounding, or the SVM_C start): "optimal" only when a bound proves it within ``DEFAULT_MIP_GAP``
+    (what "optimal" means for every solve), else "feasible", with
     ``termination`` saying which. The status and termination of the ``model`` it solved on the way
     (the "relaxation", the "svm") stay in ``meta`` as ``<model>_status`` and ``<model>_termination``:
     an optimal relaxation or SVM is not an optimal scorecard."""
     meta = {**result.meta, f"{model}_status": result.meta["status"],
             f"{model}_termination": result.meta["termination"]}
-    meta["status"] = Status.OPTIMAL.value if meta["gap"] == 0.0 else Status.FEASIBLE.value
+    proven = meta["gap"] is not None and meta["gap"] <= DEFAULT_MIP_GAP
+    meta["status"] = Status.OPTIMAL.value if proven else Status.FEASIBLE.value
     meta["termination"] = termination
     return StrategyResult(result.card, result.objective, result.reports, meta)
 

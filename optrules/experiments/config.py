@@ -49,6 +49,7 @@ parameter, solver or dataset, a CSV file that does not exist, a malformed TOML f
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -70,7 +71,7 @@ else:  # Python 3.10: the same parser, from PyPI
     import tomli as tomllib
 
 __all__ = ["ConfigError", "DatasetSpec", "Execution", "ExperimentConfig", "MethodSpec", "Parallel", "Protocol", "method_seed",
-           "default_pairs", "load_config"]
+           "default_pairs", "folder_name", "load_config"]
 
 #: joblib backends a run may use. Threads are not offered: Pyomo's solver calls capture the process's
 #: output streams and fail when two run at once in one process.
@@ -263,7 +264,8 @@ class Parallel:
 @dataclass(frozen=True)
 class ExperimentConfig:
     """A validated experiment. ``pairs``: the (method label, method label) pairs that report.md tests
-    with the Wilcoxon signed-rank test; None for :func:`default_pairs` of the methods."""
+    with the Wilcoxon signed-rank test; None for :func:`default_pairs` of the methods. ``source``: the
+    file it was read from ("" otherwise), which errors found later (in a dataset's file) name too."""
 
     datasets: tuple[DatasetSpec, ...]
     methods: tuple[MethodSpec, ...]
@@ -271,6 +273,7 @@ class ExperimentConfig:
     parallel: Parallel = Parallel()
     title: str = ""
     pairs: tuple[tuple[str, str], ...] | None = None
+    source: str = field(default="", compare=False)
 
     @property
     def wilcoxon_pairs(self) -> tuple[tuple[str, str], ...]:
@@ -335,7 +338,7 @@ def load_config(source: ExperimentConfig | Mapping[str, Any] | str | Path) -> Ex
         raise ConfigError(f"{path}: malformed JSON: {error.msg} (at line {error.lineno}, "
                           f"column {error.colno})") from None
     try:
-        return _validate(raw, path.resolve().parent)
+        return replace(_validate(raw, path.resolve().parent), source=str(path))
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 
@@ -360,8 +363,21 @@ def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
         if repeated:
             raise ConfigError(f"{kind}s must be unique, repeated: {repeated} (give each a distinct "
                               f"{'name' if kind == 'dataset' else 'label'})")
+        folders: dict[str, str] = {}
+        for name in names:
+            other = folders.setdefault(folder_name(name).lower(), name)
+            if other != name:
+                raise ConfigError(f"{kind}s {other!r} and {name!r} would share the folder "
+                                  f"{folder_name(name)!r} of the saved rules (rules/<dataset>/<method>/; names "
+                                  f"made safe for file systems, case ignored); give them names that differ there")
     return ExperimentConfig(datasets, methods, protocol, _parallel(parallel), title,
                             _pairs(_table(raw, "report"), [m.label for m in methods]))
+
+
+def folder_name(name: str) -> str:
+    """``name`` as a folder name safe on any file system: each run of characters other than letters,
+    digits, ``_``, ``.`` and ``-`` becomes one ``_``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
 def _pairs(report: Mapping[str, Any], labels: list[str]) -> tuple[tuple[str, str], ...] | None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
-import re
 import shutil
 import warnings
 from pathlib import Path
@@ -39,7 +38,7 @@ from typing import IO, Any, Mapping
 import numpy as np
 
 from optrules.exceptions import CategoryWarning
-from optrules.experiments.config import ConfigError, DatasetSpec
+from optrules.experiments.config import ConfigError, DatasetSpec, folder_name
 from optrules.ruleset import Ruleset
 
 __all__ = ["LOG_NAME", "RULES_DIR", "RowLog", "TaskKey", "dataset_setup", "rules_path"]
@@ -116,12 +115,26 @@ class RowLog:
         self._handle.flush()
 
 
+    def keep_rules(self, keys: set[TaskKey]) -> None:
+        """Remove the saved models of tasks not in ``keys`` (a resumed run whose configuration dropped or
+        renamed a method or dataset left them beside the table's), and the folders that leaves empty."""
+        folder = self.path.parent / RULES_DIR
+        if not folder.is_dir():
+            return
+        wanted = {rules_path(self.path.parent, key) for key in keys}
+        for path in folder.glob("*/*/fold-*.json"):
+            if path not in wanted:
+                path.unlink()
+        for directory in sorted(folder.glob("*/*"), reverse=True) + sorted(folder.glob("*"), reverse=True):
+            if directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+
+
 def rules_path(directory: str | Path, key: TaskKey) -> Path:
     """Where the learned model of task ``key`` is kept: ``rules/<dataset>/<method>/fold-<k>.json``
     (names made safe for file systems)."""
     dataset, method, fold = key
-    safe = [re.sub(r"[^A-Za-z0-9_.-]+", "_", name) for name in (dataset, method)]
-    return Path(directory) / RULES_DIR / safe[0] / safe[1] / f"fold-{fold}.json"
+    return Path(directory) / RULES_DIR / folder_name(dataset) / folder_name(method) / f"fold-{fold}.json"
 
 
 def dataset_setup(dataset: DatasetSpec) -> dict[str, Any]:

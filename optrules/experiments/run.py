@@ -137,6 +137,7 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
         return _finished_table(resolved, outcomes)
     with RowLog(out, resume) as log:
         resolved, outcomes = execute(config, verbose=verbose, log=log)
+        log.keep_rules({(o.row["dataset"], o.row["method"], o.row["fold"]) for o in outcomes})
     results = _finished_table(resolved, outcomes)
     from optrules.experiments.output import write_outputs
 
@@ -175,14 +176,15 @@ def execute(config: ExperimentConfig, verbose: bool = True,
     positive class resolved, and the outcomes in (dataset, method, fold) order. With a ``log``, the
     tasks it holds are taken from it and every new row is appended to it as its fit finishes."""
     datasets, tasks = [], []
+    where = f"{config.source}: " if config.source else ""  # errors found in a dataset name the file too
     for index, spec in enumerate(config.datasets):
         try:
             X, y = spec.load()
-        except ConfigError:
-            raise
+            spec = replace(spec, positive=_positive(spec, y))
+        except ConfigError as error:
+            raise ConfigError(f"{where}{error}") from None
         except (ValueError, OSError) as error:  # a CSV's label or positive class, a missing file: name the entry
-            raise ConfigError(f"datasets[{index}] ({spec.name!r}): {error}") from None
-        spec = replace(spec, positive=_positive(spec, y))
+            raise ConfigError(f"{where}datasets[{index}] ({spec.name!r}): {error}") from None
         datasets.append(spec)
         tasks += _tasks(config, spec, X, y)
     outcomes: list[Outcome | None] = [None] * len(tasks)

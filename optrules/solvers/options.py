@@ -259,4 +259,24 @@ def _check_ipopt(native: Mapping[str, Any]) -> None:
                                   f"unified options: {', '.join(UNIFIED)})") from None
 
 
-_NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel, "ipopt": _check_ipopt}
+def _check_osqp(native: Mapping[str, Any]) -> None:
+    """Names against OSQP's settings (osqp >= 1 lists them; an older osqp is not checked); a setting
+    held as a number must get a number (its flags, integers in OSQP, take True / False or an integer)."""
+    try:
+        from osqp.ext_builtin import OSQPSettings
+    except ImportError:
+        return
+    settings = OSQPSettings()
+    known = [a for a in dir(settings) if not a.startswith("_")]
+    for name, value in native.items():
+        if name not in known:
+            raise _unknown("OSQP", name, known)
+        default = getattr(settings, name)
+        if isinstance(default, float) and not _real(value):
+            raise _wrong_type("OSQP", name, value, "a number")
+        if isinstance(default, int) and not (isinstance(value, bool) or _integer(value)):
+            raise _wrong_type("OSQP", name, value, "an integer or True / False")
+
+
+_NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel, "ipopt": _check_ipopt,
+                    "osqp": _check_osqp}
