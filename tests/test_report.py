@@ -207,6 +207,24 @@ def test_a_run_flags_a_model_without_rules_as_degenerate():
     assert "n/a" in summary_table(results, "avg_atoms").at["haberman", "svm-o"]
 
 
+def test_report_md_states_the_protocol_its_tables_come_from():
+    """A table pasted from report.md could not be labelled without config.json (review): the report
+    says the splits, their seed, a dataset's own training size and cap, and the exact methods' limits."""
+    from optrules.experiments import load_config
+    from optrules.experiments.output import protocol_text
+
+    config = load_config({"protocol": {"kind": "splits", "repeats": 3, "train_size": 0.5, "seed": 7, "stratify": False},
+                          "datasets": [{"name": "haberman", "max_train": 100}, {"name": "monk1", "train_size": 200}],
+                          "methods": [{"name": "setcover", "solver_options": {"time_limit": 2.5}},
+                                      {"name": "clm"}, {"name": "setcover-greedy"}]})
+    assert protocol_text(config) == (
+        "Protocol: 3 random (unstratified) splits, 50% of the rows for training, seed 7 (haberman: at most 100 "
+        "training rows; monk1: 200 rows for training). Time limits of the exact methods: setcover 2.5 s, clm none.")
+    kfold = load_config({"protocol": {"kind": "kfold", "folds": 4, "seed": 1}, "datasets": [{"name": "haberman"}],
+                         "methods": [{"name": "setcover-greedy"}]})
+    assert protocol_text(kfold) == "Protocol: stratified 4-fold cross-validation, seed 1."
+
+
 # ---------------------------------------------------------------------------------------------
 # Statistics equal scipy's and scikit-posthocs'
 # ---------------------------------------------------------------------------------------------

@@ -76,12 +76,44 @@ def write_outputs(results: pd.DataFrame, config: ExperimentConfig, out: str | Pa
     positives = ", ".join(f"{d.name}: {d.positive!r}" for d in config.datasets)
     written[3].write_text(f"# {title}\n\noptrules {package_version()}; configuration in `config.json`, "
                           "one row per fit in `results.csv`, the baselines' rows in `baselines.csv`, "
-                          f"versions and machine in `environment.json`.\n\nPositive class of each dataset (every F1 "
+                          f"versions and machine in `environment.json`.\n\n{protocol_text(config)}\n\n"
+                          "Positive class of each dataset (every F1 "
                           f"is of it, one class against the rest): {positives}.\n\n{report}{plots_note}")
     if importlib.util.find_spec("pyarrow") is not None:
         written.append(directory / "results.parquet")
         results.to_parquet(written[-1], index=False)
     return written
+
+
+def protocol_text(config: ExperimentConfig) -> str:
+    """The protocol the tables come from, in words: the splits and their seed, each dataset's own
+    training size, repeats or row cap, and the time limit of every exact method."""
+    protocol = config.protocol
+    if protocol.kind == "kfold":
+        text = f"Protocol: stratified {protocol.folds}-fold cross-validation, seed {protocol.seed}"
+    else:
+        kind = "stratified random" if protocol.stratify else "random (unstratified)"
+        text = (f"Protocol: {protocol.repeats} {kind} splits, {_train_size(protocol.train_size)} for training, "
+                f"seed {protocol.seed}")
+    own = []
+    for dataset in config.datasets:
+        parts = [f"{dataset.repeats} splits" if dataset.repeats is not None else "",
+                 f"{_train_size(dataset.train_size)} for training" if dataset.train_size is not None else "",
+                 f"at most {dataset.max_train} training rows" if dataset.max_train is not None else ""]
+        if any(parts):
+            own.append(f"{dataset.name}: {', '.join(p for p in parts if p)}")
+    text += f" ({'; '.join(own)})" if own else ""
+    limits = [f"{m.label} {_seconds((m.params.get('solver_options') or {}).get('time_limit'))}"
+              for m in config.methods if m.exact]
+    return text + (f". Time limits of the exact methods: {', '.join(limits)}." if limits else ".")
+
+
+def _train_size(size: float | int) -> str:
+    return f"{100 * size:g}% of the rows" if isinstance(size, float) else f"{size} rows"
+
+
+def _seconds(limit: Any) -> str:
+    return "none" if limit is None else f"{limit:g} s"
 
 
 def _remove_earlier_outputs(directory: Path) -> None:
