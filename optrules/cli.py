@@ -194,8 +194,10 @@ def _datasets_command(_: argparse.Namespace) -> int:
     for name in list_datasets():
         entry = info(name)
         positive = entry["positive_class"]
-        rows.append((name, entry["n_rows"], entry["n_features"],
-                     f"{minority_class(entry['classes'])} (minority)" if positive is None else str(positive),
+        if positive is None:
+            tied = len(set(entry["classes"].values())) == 1 and len(entry["classes"]) > 1
+            positive = f"{minority_class(entry['classes'])} ({'tie, last in order' if tied else 'minority'})"
+        rows.append((name, entry["n_rows"], entry["n_features"], str(positive),
                      ", ".join(f"{label}: {count}" for label, count in entry["classes"].items())))
     name_width = max(len("dataset"), *(len(row[0]) for row in rows)) + 2
     positive_width = max(len("positive class"), *(len(row[3]) for row in rows)) + 2

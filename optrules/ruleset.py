@@ -1328,7 +1328,8 @@ class Ruleset:
         for rule in self.rules:
             lines.append(f"    {rule.weight:+.4g}  IF {rule.antecedent()}")
         for term in self.linear:
-            lines.append(f"    {term.coefficient:+.4g} * ({term.feature} - {term.center:.4g}) / {term.scale:.4g}")
+            shift = f"+ {-term.center:.4g}" if term.center < 0 else f"- {abs(term.center):.4g}"  # never "- -0.05"
+            lines.append(f"    {term.coefficient:+.4g} * ({term.feature} {shift}) / {term.scale:.4g}")
         lines.append(f"IF SCORE > 0 THEN class = {self.positive}")
         lines.append(f"ELSE class = {self.default}")
         return "\n".join(lines)

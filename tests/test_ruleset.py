@@ -595,6 +595,8 @@ def test_score_printing():
     assert "+1.5  IF colour in {red}" in lines[1]
     assert "+2 * (income - 10) / 5" in lines[2]
     assert lines[-2:] == ["IF SCORE > 0 THEN class = 1", "ELSE class = 0"]
+    below = Ruleset("score", (), 0, ("income",), (0, 1), positive=1, linear=(LinearTerm("income", 2.0, -0.049, 5.0),))
+    assert "+2 * (income + 0.049) / 5" in str(below)  # a negative centre was written "- -0.049"
 
 
 # ---------------------------------------------------------------------------------------------
