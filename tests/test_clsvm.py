@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -554,3 +555,16 @@ def test_convex_bounds_stay_below_every_feasible_scorecard_when_c_is_tiny(C):
     assert 0.0 <= rounded["lower_bound"] <= rounded["best_bound"] <= min(feasible)
     assert rounded["gap"] == pytest.approx((rounded["objective"] - rounded["best_bound"]) / rounded["objective"])
     assert (rounded["status"] == "optimal") == (rounded["gap"] <= 1e-4)
+
+
+def test_a_c_that_makes_the_objective_tiny_is_warned_about():
+    """At C = 1e-8 (7) is at most 4.9e-9, within the QP solvers' absolute tolerances, and svm-o called
+    a scorecard 7e-4 above the constant classifier optimal (review): the fit says the scale is unreliable."""
+    X, y = optrules.load("german")
+    X, y = X.iloc[:150], y.iloc[:150]
+    with pytest.warns(UserWarning, match=r"C=1e-08 makes the objective \(7\) at most 4\.93e-09"):
+        optrules.fit(X, y, method="svm-o", C=1e-8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", DegenerateFitWarning)
+        optrules.fit(X, y, method="svm-o", C=1e-3)

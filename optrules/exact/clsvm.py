@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +141,11 @@ def canonical(labels: np.ndarray) -> np.ndarray:
         swap_first, swap_zero = labels == first, labels == 0
         labels[swap_first], labels[swap_zero] = 0, first
     return labels
+
+
+#: An objective (7) scale below which the convex solvers' absolute tolerances (about 1e-8) stop being
+#: small against it: a fit warns (at C = 1e-8 svm-o's "optimal" was 7e-4 above the constant classifier).
+TINY_OBJECTIVE = 1e-6
 
 
 def constant_upper_bound(y: np.ndarray, C: float, weights: np.ndarray | None = None) -> float:
@@ -515,6 +521,11 @@ def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int 
         raise ValueError(f"unknown strategy {strategy!r}; use one of {list(STRATEGIES)}")
     rng = rng if rng is not None else np.random.default_rng(0)
     inputs = StrategyInputs(inputs.design, inputs.data.support())
+    scale = constant_upper_bound(inputs.data.y, C, inputs.data.weights)
+    if 0 < scale < TINY_OBJECTIVE:
+        warnings.warn(f"C={C:g} makes the objective (7) at most {scale:.3g} (the constant classifier's value), "
+                      "within a hundred times the QP solvers' absolute tolerances (about 1e-8): objectives, "
+                      "bounds and statuses are not reliable at that scale; use a larger C", UserWarning, stacklevel=3)
     options = check_unified(options)
     budget = TimeBudget(options.pop("time_limit", None))
     main_is_qp = strategy in ("svm-o", "svm-c")
