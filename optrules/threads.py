@@ -10,6 +10,7 @@ products 30 times slower (docs/methods/column_generation.md).
 from __future__ import annotations
 
 import functools
+import importlib
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -20,9 +21,10 @@ __all__ = ["one_blas_thread"]
 def _controller() -> Any:
     """threadpoolctl's view of the BLAS libraries loaded (numpy's and scipy's, loaded on import): made
     once, since finding them costs about 4 ms and limiting them then 0.06 ms."""
-    import numpy  # noqa: F401  (loads numpy's BLAS before the libraries are listed)
-    import scipy.linalg  # noqa: F401  (and scipy's)
     from threadpoolctl import ThreadpoolController
+
+    for module in ("numpy", "scipy.linalg"):  # their BLAS libraries loaded before the libraries are listed
+        importlib.import_module(module)
 
     return ThreadpoolController()
 

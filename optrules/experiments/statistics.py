@@ -131,7 +131,8 @@ def wilcoxon_pairs(scores: pd.DataFrame, pairs: tuple[tuple[str, str], ...],
             result = stats.wilcoxon(both[a].to_numpy(dtype=float), both[b].to_numpy(dtype=float))
             smallest = 2.0 / 2 ** nonzero
             row.update(statistic=float(result.statistic), p_value=float(result.pvalue),
-                       note=(f"{nonzero} differing dataset{'s' if nonzero != 1 else ''}: p cannot go below {smallest:.3g}"
+                       note=(f"{nonzero} differing dataset{'s' if nonzero != 1 else ''}: "
+                             f"p cannot go below {smallest:.3g}"
                              if smallest >= ALPHA else ""))
         rows.append(row)
     return pd.DataFrame(rows, columns=["pair", "datasets", "wins", "ties", "losses", "median difference",
