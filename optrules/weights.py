@@ -1,8 +1,8 @@
 """Sample weights: the one check every weighted fit, model and kernel puts its weights through.
 
 A weight is a finite number >= 0 that counts as that many copies of its row (weight 0: the row
-is left out); a fit refuses weights that are all zero, since they leave nothing to fit, and weights
-that sum to more than :data:`MAX_TOTAL_WEIGHT` rows.
+is left out); a fit refuses weights that are all zero, since they leave nothing to fit, and an
+estimator's fit weights that sum to more than :data:`MAX_TOTAL_WEIGHT` rows.
 """
 
 from __future__ import annotations
@@ -15,20 +15,22 @@ import pandas as pd
 
 __all__ = ["MAX_TOTAL_WEIGHT", "validate_sample_weight"]
 
-#: The largest total weight taken: 2**53 rows, beyond which counts are not exact in float64 (and the
-#: squared counts of ChiMerge's statistic overflow from about 1e154).
+#: The largest total weight an estimator's fit takes: 2**53 rows, beyond which counts are not exact in
+#: float64 (uniform weights of 1e154 made ChiMerge's squared counts overflow: every learner found no rule).
 MAX_TOTAL_WEIGHT = float(2 ** 53)
 
 
 def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight", *,
-                           zero_sum: bool = False) -> np.ndarray:
+                           zero_sum: bool = False, max_total: float | None = None) -> np.ndarray:
     """One float64 weight per sample (a new array, never the caller's).
 
     ``None`` gives ones; a scalar number gives that weight to every sample; otherwise a 1-d
     array-like of ``n_samples`` real numbers. Raises ``ValueError`` naming ``name`` and the problem:
     not 1-d, wrong length, booleans, complex or non-numeric values, NaN or infinite values,
     negative values, or weights that are all zero (unless ``zero_sum``: a search kernel may be handed
-    rows that all weigh 0, e.g. the rows a decision list leaves, and then finds nothing to cover).
+    rows that all weigh 0, e.g. the rows a decision list leaves, and then finds nothing to cover), or
+    weights that sum to more than ``max_total`` (an estimator's fit passes :data:`MAX_TOTAL_WEIGHT`;
+    the kernels take any finite weights, whose sums they keep exact).
     """
     if sample_weight is None:
         return np.ones(n_samples, dtype=np.float64)
@@ -51,7 +53,7 @@ def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "samp
     if negative.size:
         raise ValueError(f"{name} contains {negative.size} negative value(s) (e.g. {float(negative[0])!r}); "
                          "weights must be >= 0")
-    if weights.sum() > MAX_TOTAL_WEIGHT:
+    if max_total is not None and weights.sum() > max_total:
         raise ValueError(f"{name} sums to {weights.sum():.3g}: weights count as rows, and beyond 2**53 rows "
                          "counts are no longer exact in floating point; rescale them, e.g. to mean 1")
     if not zero_sum and weights.sum() == 0:

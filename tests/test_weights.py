@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import optrules
 from optrules.weights import validate_sample_weight
 
 NAN = float("nan")
@@ -66,7 +67,6 @@ def test_sample_weight_is_a_copy():
     (np.zeros(5), r"sample_weight sums to 0 \(every weight is zero\)"),
     (0, r"sample_weight sums to 0 \(every weight is zero\)"),
     ([[1.0, 2.0], [1.0]], r"sample_weight must be a 1-d array of numbers"),
-    (np.full(5, 1e154), r"sample_weight sums to 5e\+154: weights count as rows.*rescale them"),
 ])
 def test_sample_weight_errors_name_the_problem(given, message):
     with pytest.raises(ValueError, match=message):
@@ -79,7 +79,16 @@ def test_the_message_names_the_argument_it_was_given_as():
         validate_sample_weight([1.0, 1.0], 3, name="weights")
 
 
-def test_the_largest_total_weight_taken_is_2_to_the_53():
-    assert validate_sample_weight(np.full(4, 2.0 ** 51), 4).sum() == 2.0 ** 53
+def test_an_estimator_s_fit_takes_at_most_2_to_the_53_rows_of_weight():
+    """Uniform weights of 1e154 made ChiMerge's squared counts overflow and every learner silently
+    found no rule (review); a fit refuses such weights, the kernels keep taking any finite ones."""
+    from optrules.weights import MAX_TOTAL_WEIGHT
+
+    assert validate_sample_weight(np.full(4, 2.0 ** 51), 4, max_total=MAX_TOTAL_WEIGHT).sum() == 2.0 ** 53
     with pytest.raises(ValueError, match="beyond 2\\*\\*53 rows"):
-        validate_sample_weight(np.full(4, 2.0 ** 51 + 2.0 ** 40), 4)
+        validate_sample_weight(np.full(4, 2.0 ** 51 + 2.0 ** 40), 4, max_total=MAX_TOTAL_WEIGHT)
+    assert validate_sample_weight(np.full(5, 1e154), 5).sum() == 5e154  # a kernel's check: no cap
+    X = pd.DataFrame({"a": np.arange(20.0)})
+    y = np.where(X["a"] > 9, "p", "n")
+    with pytest.raises(ValueError, match=r"sample_weight sums to 2e\+155: weights count as rows.*rescale them"):
+        optrules.make_estimator("setcover-greedy").fit(X, y, sample_weight=np.full(20, 1e154))
