@@ -63,6 +63,8 @@ def without_timing(results: pd.DataFrame) -> pd.DataFrame:
      r"method labels must be unique, repeated: \['setcover-greedy'\]"),
     ({"methods": [{"name": "setcover-greedy", "label": "greedy (a)"}, {"name": "setcover-greedy", "label": "Greedy [a]"}]},
      r"method labels 'greedy \(a\)' and 'Greedy \[a\]' would share the folder 'Greedy_a_' of the saved rules"),
+    ({"methods": [{"name": "setcover-greedy", "label": ".."}, {"name": "setcover-greedy", "label": "__"}]},
+     r"method labels '\.\.' and '__' would share the folder '__'"),
     ({"datasets": [{"name": "tic_tac_to"}]},
      r"datasets\[0\]: unknown dataset 'tic_tac_to'\. Did you mean 'tic_tac_toe'\?"),
     ({"datasets": [{"path": "no/such/file.csv", "label": "y"}]}, r"datasets\[0\]: CSV file not found: .*file\.csv"),

@@ -376,8 +376,10 @@ def _validate(raw: Mapping[str, Any], base: Path) -> ExperimentConfig:
 
 def folder_name(name: str) -> str:
     """``name`` as a folder name safe on any file system: each run of characters other than letters,
-    digits, ``_``, ``.`` and ``-`` becomes one ``_``."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    digits, ``_``, ``.`` and ``-`` becomes one ``_``; a name of dots only (``.``, ``..``: this folder,
+    the parent) or an empty one is written with ``_``."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    return (safe.replace(".", "_") or "_") if set(safe) <= {"."} else safe
 
 
 def _pairs(report: Mapping[str, Any], labels: list[str]) -> tuple[tuple[str, str], ...] | None:

@@ -115,19 +115,17 @@ class RowLog:
         self._handle.flush()
 
 
-    def keep_rules(self, keys: set[TaskKey]) -> None:
-        """Remove the saved models of tasks not in ``keys`` (a resumed run whose configuration dropped or
-        renamed a method or dataset left them beside the table's), and the folders that leaves empty."""
-        folder = self.path.parent / RULES_DIR
-        if not folder.is_dir():
-            return
-        wanted = {rules_path(self.path.parent, key) for key in keys}
-        for path in folder.glob("*/*/fold-*.json"):
-            if path not in wanted:
-                path.unlink()
-        for directory in sorted(folder.glob("*/*"), reverse=True) + sorted(folder.glob("*"), reverse=True):
-            if directory.is_dir() and not any(directory.iterdir()):
-                directory.rmdir()
+    def warn_other_tasks(self, keys: set[TaskKey]) -> None:
+        """Warn when the log holds rows of tasks not in ``keys`` (a resumed run whose configuration
+        dropped or renamed a method or dataset): their lines and saved models stay in the directory, out
+        of the table, so that a later resume can take them back."""
+        other = [key for key in self._finished if key not in keys]
+        if other:
+            methods = sorted({method for _, method, _ in other})
+            datasets = sorted({dataset for dataset, _, _ in other})
+            warnings.warn(f"{self.path.parent}: {len(other)} logged fit(s) of tasks not in this configuration "
+                          f"(methods {methods} on datasets {datasets}) stay in {LOG_NAME} and {RULES_DIR}/, out of "
+                          "the table; run without resume to start the directory over", UserWarning, stacklevel=3)
 
 
 def rules_path(directory: str | Path, key: TaskKey) -> Path:

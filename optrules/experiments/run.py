@@ -137,7 +137,7 @@ def run(config: ExperimentConfig | Mapping[str, Any] | str | Path, *, jobs: int 
         return _finished_table(resolved, outcomes)
     with RowLog(out, resume) as log:
         resolved, outcomes = execute(config, verbose=verbose, log=log)
-        log.keep_rules({(o.row["dataset"], o.row["method"], o.row["fold"]) for o in outcomes})
+        log.warn_other_tasks({(o.row["dataset"], o.row["method"], o.row["fold"]) for o in outcomes})
     results = _finished_table(resolved, outcomes)
     from optrules.experiments.output import write_outputs
 
