@@ -20,12 +20,13 @@ kernels nor a solver stack: each command imports what it runs when it runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from optrules.classes import minority_class
 from optrules.datasets import info, list_datasets, load, load_csv
@@ -291,17 +292,27 @@ def _dataset_among_methods(args: argparse.Namespace) -> None:
                              f"put the dataset before --methods (optrules compare {methods[-1]} --methods ...)")
 
 
-def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                  file: Any = None, line: str | None = None) -> None:
-    """A warning as a command-line user reads it: its kind and message, not the package's source line."""
-    print(f"optrules: {category.__name__}: {message}", file=sys.stderr if file is None else file)
+def _format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                    line: str | None = None) -> str:
+    return f"optrules: {category.__name__}: {message}\n"
+
+
+@contextlib.contextmanager
+def _warnings_for_the_command_line() -> Iterator[None]:
+    """Warnings printed as a command-line user reads them, their kind and message, not the package's
+    source line (a caller that records warnings still gets them)."""
+    formatted = warnings.formatwarning
+    warnings.formatwarning = _format_warning
+    try:
+        yield
+    finally:
+        warnings.formatwarning = formatted
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+        with _warnings_for_the_command_line():
             _dataset_among_methods(args)
             status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler, not at exit

@@ -300,6 +300,10 @@ def test_a_model_fitted_on_a_frame_warns_when_it_predicts_on_an_array():
     with pytest.warns(UserWarning, match="X does not have feature names, but SetCoverClassifier was fitted with"):
         predicted = model.predict(X.to_numpy())
     assert (predicted == model.predict(X)).all()
+    unnamed = make_estimator("setcover-greedy").fit(pd.DataFrame(X.to_numpy()), y)  # columns 0, 1, ...: no names
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert (unnamed.predict(X.to_numpy()) == predicted).all()  # scikit-learn does not warn here either
 
 
 def test_column_names_equal_as_text_are_an_error_at_predict():
@@ -368,6 +372,11 @@ def test_a_degenerate_fit_on_weights_normalised_to_sum_1_names_the_weights():
     with pytest.warns(optrules.DegenerateFitWarning, match=r"weights sum to 1 over 300 rows.*scale them to mean 1"):
         model = make_estimator("setcover-greedy", positive="pos").fit(X, y, sample_weight=np.full(300, 1 / 300))
     assert not model.ruleset_.rules
+    # rows of weight 0 are left out, not light: weights of 1 beside many zeros are not named
+    dropped = np.where(np.arange(300) < 3, 1.0, 0.0)
+    with pytest.warns(optrules.DegenerateFitWarning, match="returned no rule") as caught:
+        make_estimator("setcover-greedy", positive="pos").fit(X, y, sample_weight=dropped)
+    assert not any("scale them to mean 1" in str(w.message) for w in caught)
 
 
 def test_parameters_are_checked_before_any_data_is_read(capsys):

@@ -1292,7 +1292,10 @@ def test_a_cloned_matrix_block_is_never_silently_reactivated() -> None:
     ("clarabel", {"max_iter": "5"}, r"Clarabel option 'max_iter' takes an integer"),
     ("osqp", {"eps_abs_typo": 1e-6}, r"OSQP has no option 'eps_abs_typo'; did you mean 'eps_abs'"),
     ("osqp", {"eps_abs": "tight"}, r"OSQP option 'eps_abs' takes a number, got 'tight'"),
-    ("osqp", {"max_iter": 2.5}, r"OSQP option 'max_iter' takes an integer or True / False, got 2.5"),
+    ("osqp", {"max_iter": 2.5}, r"OSQP option 'max_iter' takes an integer, got 2.5"),
+    ("osqp", {"max_iter": True}, r"OSQP option 'max_iter' takes an integer, got True"),
+    ("osqp", {"polishing": 0.5}, r"OSQP option 'polishing' takes True or False, got 0.5"),
+    ("osqp", {"solver_type": "iterative"}, r"OSQP option 'solver_type' takes one of \['direct', 'indirect'\]"),
     ("cplexx", {}, r"unknown solver 'cplexx'"),
 ])
 def test_native_options_are_checked_against_the_solver_s_own_names_and_types(solver, options, message) -> None:
@@ -1305,8 +1308,9 @@ def test_valid_native_options_pass_the_check_and_unchecked_solvers_pass_them_on(
         "presolve": "off", "mip_max_nodes": 3, "mip_rel_gap": 0, "verbose": False}
     assert S.check_solver_options("scip", {"limits/nodes": 3, "limits/gap": 0.1, "time_limit": 2})["time_limit"] == 2.0
     assert S.check_solver_options("glpk", {"anything": 1}) == {"anything": 1, "verbose": False}
-    assert S.check_solver_options("osqp", {"eps_abs": 1e-6, "polishing": True, "max_iter": 50}) == {
-        "eps_abs": 1e-6, "polishing": True, "max_iter": 50, "verbose": False}
+    osqp = {"eps_abs": 1e-6, "polishing": True, "max_iter": 50, "polish": False, "warm_start": True,
+            "solver_type": "indirect", "cg_preconditioner": "diagonal"}  # OSQP 1.x's setup takes all of these
+    assert S.check_solver_options("osqp", osqp) == {**osqp, "verbose": False}
     with pytest.raises(UnsupportedProblemError, match="highs cannot solve MIQP"):
         S.check_solver_options("highs", {}, PC.MIQP, "pyomo")
 

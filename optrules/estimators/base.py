@@ -54,7 +54,7 @@ COMMON_PARAMETERS: dict[str, Constraint] = {
     "min_frequency": Either((Integer(1, none=True), Real(0.0, 1.0, open_low=True))),
 }
 
-#: A degenerate fit whose sample weights average below this per row names them as a likely cause.
+#: A degenerate fit whose sample weights average below this per row of positive weight names them as a cause.
 LIGHT_WEIGHTS = 0.1
 
 
@@ -199,6 +199,8 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = len(schema.features)
         if isinstance(X, pd.DataFrame):
             self.feature_names_in_ = np.array(schema.features, dtype=object)
+            # scikit-learn counts a frame's columns as feature names when all are strings (not 0, 1, ...)
+            self._names_are_text = all(isinstance(name, str) for name in X.columns)
         elif hasattr(self, "feature_names_in_"):  # a refit on an array has no names (scikit-learn's contract)
             del self.feature_names_in_
         self.schema_ = schema
@@ -266,7 +268,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             if share < 0.1:
                 causes.append(f"the positive class {target.positive!r} has {100 * share:.0f}% of the rows: "
                               "weigh it up (alpha, class_weight or sample_weight)")
-        total, rows = float(data.weights.sum()), len(data.weights)
+        total, rows = float(data.weights.sum()), int(np.count_nonzero(data.weights))  # rows of weight 0 are left out
         if total < LIGHT_WEIGHTS * rows:
             causes.append(f"the sample weights sum to {total:.3g} over {rows} rows, and weights count as rows "
                           "(ChiMerge's threshold, the Laplace +1, supports and rule costs are in rows): "
@@ -282,7 +284,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
             warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names; "
                           "its columns are taken by position", UserWarning, stacklevel=3)
             X = X.to_numpy(dtype=object)
-        elif not isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+        elif not isinstance(X, pd.DataFrame) and _named_features(self):
             warnings.warn(f"X does not have feature names, but {type(self).__name__} was fitted with feature "
                           "names; its columns are taken by position", UserWarning, stacklevel=3)
         if isinstance(X, pd.DataFrame):
@@ -324,6 +326,12 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+def _named_features(model: RulesetClassifier) -> bool:
+    """Whether ``model`` was fitted with feature names as scikit-learn counts them: a frame's column
+    names, all of them strings (``pd.DataFrame(array)``'s 0, 1, ... are not)."""
+    return hasattr(model, "feature_names_in_") and getattr(model, "_names_are_text", True)
 
 
 def _warn_unsaveable(categories: Mapping[str, tuple[Any, ...]]) -> None:

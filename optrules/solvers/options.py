@@ -259,23 +259,37 @@ def _check_ipopt(native: Mapping[str, Any]) -> None:
                                   f"unified options: {', '.join(UNIFIED)})") from None
 
 
+#: OSQP settings that are on/off switches (integers in OSQP's settings, given as True / False).
+_OSQP_FLAGS = frozenset({"polishing", "warm_starting", "verbose", "scaled_termination", "adaptive_rho", "rho_is_vec",
+                         "check_dualgap", "polish", "warm_start"})
+#: Names OSQP 1.x takes beside its settings' own: the old names of two, and two given as words.
+_OSQP_WORDS = {"polish": None, "warm_start": None, "solver_type": ("direct", "indirect"),
+               "cg_preconditioner": (None, "diagonal")}
+
+
 def _check_osqp(native: Mapping[str, Any]) -> None:
-    """Names against OSQP's settings (osqp >= 1 lists them; an older osqp is not checked); a setting
-    held as a number must get a number (its flags, integers in OSQP, take True / False or an integer)."""
+    """Names against OSQP's settings (osqp >= 1 lists them; an older osqp is not checked) and the four
+    other names its ``setup`` takes; a number setting must get a number, a count an integer, a switch
+    True / False (or an integer), a setting given as a word one of its words."""
     try:
         from osqp.ext_builtin import OSQPSettings
     except ImportError:
         return
     settings = OSQPSettings()
-    known = [a for a in dir(settings) if not a.startswith("_")]
+    known = [a for a in dir(settings) if not a.startswith("_")] + list(_OSQP_WORDS)
     for name, value in native.items():
         if name not in known:
             raise _unknown("OSQP", name, known)
-        default = getattr(settings, name)
-        if isinstance(default, float) and not _real(value):
+        words = _OSQP_WORDS.get(name)
+        if words is not None and value not in words:
+            raise SolverError(f"OSQP option {name!r} takes one of {list(words)}, got {value!r}")
+        if name in _OSQP_FLAGS:
+            if not (isinstance(value, bool) or _integer(value)):
+                raise _wrong_type("OSQP", name, value, "True or False")
+        elif words is None and isinstance(getattr(settings, name), float) and not _real(value):
             raise _wrong_type("OSQP", name, value, "a number")
-        if isinstance(default, int) and not (isinstance(value, bool) or _integer(value)):
-            raise _wrong_type("OSQP", name, value, "an integer or True / False")
+        elif words is None and isinstance(getattr(settings, name), int) and not _integer(value):
+            raise _wrong_type("OSQP", name, value, "an integer")
 
 
 _NATIVE_CHECKERS = {"highs": _check_highs, "scip": _check_scip, "clarabel": _check_clarabel, "ipopt": _check_ipopt,
