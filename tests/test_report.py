@@ -216,10 +216,11 @@ def test_report_md_states_the_protocol_its_tables_come_from():
     config = load_config({"protocol": {"kind": "splits", "repeats": 3, "train_size": 0.5, "seed": 7, "stratify": False},
                           "datasets": [{"name": "haberman", "max_train": 100}, {"name": "monk1", "train_size": 200}],
                           "methods": [{"name": "setcover", "solver_options": {"time_limit": 2.5}},
-                                      {"name": "clm"}, {"name": "setcover-greedy"}]})
+                                      {"name": "clm", "isolate": True, "timeout": 60}, {"name": "setcover-greedy"}]})
     assert protocol_text(config) == (
         "Protocol: 3 random (unstratified) splits, 50% of the rows for training, seed 7 (haberman: at most 100 "
-        "training rows; monk1: 200 rows for training). Time limits of the exact methods: setcover 2.5 s, clm none.")
+        "training rows; monk1: 200 rows for training). Time limits of the exact methods: setcover 2.5 s, clm none. "
+        "A fit stopped after (row status 'timeout'): clm 60 s.")
     kfold = load_config({"protocol": {"kind": "kfold", "folds": 4, "seed": 1}, "datasets": [{"name": "haberman"}],
                          "methods": [{"name": "setcover-greedy"}]})
     assert protocol_text(kfold) == "Protocol: stratified 4-fold cross-validation, seed 1."

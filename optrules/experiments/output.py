@@ -105,7 +105,10 @@ def protocol_text(config: ExperimentConfig) -> str:
     text += f" ({'; '.join(own)})" if own else ""
     limits = [f"{m.label} {_seconds((m.params.get('solver_options') or {}).get('time_limit'))}"
               for m in config.methods if m.exact]
-    return text + (f". Time limits of the exact methods: {', '.join(limits)}." if limits else ".")
+    text += f". Time limits of the exact methods: {', '.join(limits)}" if limits else ""
+    timeouts = [f"{m.label} {_seconds(m.execution.timeout)}" for m in config.methods if m.execution.timeout is not None]
+    text += f". A fit stopped after (row status 'timeout'): {', '.join(timeouts)}" if timeouts else ""
+    return text + "."
 
 
 def _train_size(size: float | int) -> str:

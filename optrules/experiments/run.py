@@ -185,8 +185,11 @@ def execute(config: ExperimentConfig, verbose: bool = True,
             raise ConfigError(f"{where}{error}") from None
         except (ValueError, OSError) as error:  # a CSV's label or positive class, a missing file: name the entry
             raise ConfigError(f"{where}datasets[{index}] ({spec.name!r}): {error}") from None
+        try:
+            tasks += _tasks(config, spec, X, y)  # its splits (a train_size too large for it), its methods' checks
+        except ConfigError as error:
+            raise ConfigError(f"{where}{error}") from None
         datasets.append(spec)
-        tasks += _tasks(config, spec, X, y)
     outcomes: list[Outcome | None] = [None] * len(tasks)
     if log is not None:
         for index, task in enumerate(tasks):
