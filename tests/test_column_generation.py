@@ -677,3 +677,14 @@ def test_lagrangian_bound_at_any_dual_point_is_below_the_full_lp():
         bound = PricedPoint(point, priced.lower_bound, priced.ratio, priced.rest_bound).bound(
             mass, report.objective, 6.0)
         assert bound <= lp + 1e-6
+
+
+def test_an_lp_optimum_of_0_proven_by_the_pricing_is_the_bound_and_the_fit_is_optimal():
+    """At complexity_penalty=0 on data a rule separates, (1) is 0 at the optimum; the pricing proved
+    it, yet the bound of 0 was dropped as trivial and the fit said 'feasible', no exact pricing having
+    run (review)."""
+    X = pd.DataFrame({"a": ["x", "x", "y", "y", "x", "y"]})
+    y = pd.Series(["pos", "pos", "neg", "neg", "pos", "neg"])
+    meta = make_estimator("brcg", positive="pos", complexity_penalty=0.0).fit(X, y).ruleset_.meta
+    assert meta["certified"] and meta["objective"] == 0.0 and meta["best_bound"] == 0.0 and meta["gap"] == 0.0
+    assert meta["status"] == "optimal" and "pricing proved the LP optimal" in meta["bound_covers"]

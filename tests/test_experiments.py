@@ -1370,6 +1370,10 @@ def test_accuracies_over_all_classes_are_marked_beside_one_vs_rest_ones(tmp_path
     assert "(all classes)" not in cells[0] and "(all classes)" in cells[1]
     f1 = report.split("## F1-score of the positive class")[1].split("##")[0]
     assert "(all classes)" not in f1
+    # the list's size is that of a list over all the classes too (it was unmarked there; review)
+    rules = report.split("## #rules")[1].split("##")[0]
+    cells = next(row for row in rules.splitlines() if row.startswith("| car_evaluation")).split("|")[2:4]
+    assert "(all classes)" not in cells[0] and "(all classes)" in cells[1]
 
 
 def test_a_positive_class_given_as_a_number_names_a_label_read_as_text():

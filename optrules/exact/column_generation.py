@@ -480,9 +480,10 @@ class _Progress:
     #: point priced could be positive, then evaluate every improving clause (for the ratio bound)
     tighten: bool = True
 
-    def improve(self, bound: float) -> None:
-        """A proven bound; only one above 0 (the trivial bound of (1)) says something."""
-        if bound > 0.0:
+    def improve(self, bound: float, certified: bool = False) -> None:
+        """A proven bound; only one above 0 (the trivial bound of (1)) says something, unless it is the
+        LP optimum ``certified`` by the pricing (then 0 is the optimum of (1) itself)."""
+        if bound > 0.0 or certified:
             self.best_bound = bound if self.best_bound is None else max(self.best_bound, bound)
 
 
@@ -606,7 +607,7 @@ def column_generation(problem: RuleProblem, complexity_penalty: float, max_liter
             found = in_full(exact.clauses)
             new = entering(found, out, alpha)
             if alpha == 0.0 and not new and exact.complete and not sampled:
-                progress.improve(lp_value)
+                progress.improve(lp_value, certified=True)
                 return "pricing", "pricing proved no improving column"
             if _reaches(progress.best_bound, lp_value, integral):
                 return "lagrangian", LAGRANGIAN_STOP

@@ -70,8 +70,9 @@ MARKERS = (
     "training and test row (a set or list without a rule does), it is never bold on a complexity measure "
     "and ranks behind every other model there; `⚠k`: on k folds the fit warned (the `warnings` column of "
     "results.csv says why); `(all classes)`: on a dataset of more than two classes the method (a decision "
-    "list) was scored on all the classes, where the other cells are the positive class against the rest: "
-    "a different task, ranked and tested beside them all the same (the `all_classes` column of results.csv). "
+    "list) learned and was scored on all the classes (its accuracies and its size), where the other cells are "
+    "the positive class against the rest: a different task, ranked and tested beside them all the same (the "
+    "`all_classes` column of results.csv). "
     "**Bold**: the best mean as printed, with the ranks computed from the same "
     "rounded means; (baseline) columns are trivial models on the same test folds, never bold or ranked.")
 #: The metrics that a multi-class method is scored on over all the classes (F1 is always the positive class's).
@@ -206,7 +207,7 @@ def summary_table(results: pd.DataFrame, metric: str, baselines: pd.DataFrame | 
             marks += f" ∅{cells['degenerate'].at[d, m]}"
         warned = int(rows["warnings"].notna().sum()) if "warnings" in rows else 0
         marks += f" ⚠{warned}" if warned else ""
-        if metric in ALL_CLASS_METRICS and "all_classes" in rows and rows["all_classes"].eq(True).any():
+        if metric in (*ALL_CLASS_METRICS, *COMPLEXITY) and "all_classes" in rows and rows["all_classes"].eq(True).any():
             marks += " (all classes)"
         if ran == failed:
             return "-" + marks

@@ -36,8 +36,9 @@ Choices where the paper is silent (``docs/methods/decision_lists.md``)
 * Intern compares with the accuracy of the list with the rule at the front (its gain ``pos - neg``
   is what the search chose it for). Comparing with the list before the insertion instead would
   allow a position where the rule never fires, leaving the list unchanged and the loop endless.
-* Ties between rules: higher value, then more positives, then fewer tests, then the test order
-  (:mod:`optrules.learners.opus`); ties between classes go to the class searched first, the classes
+* Ties between rules: higher value, then more positives; among rules equal on both the search keeps
+  the first it finds, its redundant tests dropped (:mod:`optrules.learners.opus`), which need not
+  be the one of fewest tests; ties between classes go to the class searched first, the classes
   being searched in decreasing order of the optimistic value of their ``TRUE`` rule. The default
   class is the most common training class, ties to the first class in sorted order.
 * The reported cover of each rule (``Rule.n_positive`` / ``n_negative``) is that of the final list on
