@@ -175,10 +175,12 @@ def big_m(upper_bound: float) -> float:
 
 def convex_margin(upper_bound: float) -> float:
     """What a convex solve's optimum of (LB), (LB_-j) or the CL-bigM relaxation is lowered by before it
-    serves as a bound: 1e-6 max(1, UB). An interior-point optimum is accurate to about the solver's
-    absolute tolerances (1e-8), which is no small part of (7) when C makes it tiny: at C = 2e-4 on
-    150 rows the unlowered LB exceeded a feasible scorecard's objective (review)."""
-    return 1e-6 * max(1.0, upper_bound)
+    serves as a bound: 1e-6 UB + 1e-7. An interior-point optimum is accurate to about the solver's
+    tolerances, relative and absolute (1e-8), and the absolute part is no small part of (7) when C
+    makes it tiny: at C = 2e-4 on 150 rows the unlowered LB exceeded a feasible scorecard's objective
+    by 1.4e-9, at C = 1e-6 by 5.7e-8 (review). With UB >= 0.01 the margin stays below the 1e-4 that
+    "optimal" allows."""
+    return 1e-6 * upper_bound + 1e-7
 
 
 def feature_big_m(data: ClusterData, C: float, upper_bound: float, solver: str,
