@@ -7,11 +7,14 @@ import threading
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from optrules.threads import one_blas_thread
+from optrules.threads import _controller, one_blas_thread
 
 
 def _blas_threads() -> set[int]:
-    return {library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas"}
+    """The thread counts of the BLAS libraries the limit holds, numpy's and scipy's (a library another
+    package loads later, such as SCS's, is not among them)."""
+    limited = {library["filepath"] for library in _controller().info() if library["user_api"] == "blas"}
+    return {library["num_threads"] for library in threadpool_info() if library["filepath"] in limited}
 
 
 def test_overlapping_blocks_share_the_limit_and_the_last_to_leave_restores_the_threads():
