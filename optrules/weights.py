@@ -21,7 +21,7 @@ MAX_TOTAL_WEIGHT = float(2 ** 53)
 
 
 def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight", *,
-                           zero_sum: bool = False, max_total: float | None = None) -> np.ndarray:
+                           zero_sum: bool = False, capped: bool = False) -> np.ndarray:
     """One float64 weight per sample (a new array, never the caller's).
 
     ``None`` gives ones; a scalar number gives that weight to every sample; otherwise a 1-d
@@ -29,8 +29,8 @@ def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "samp
     not 1-d, wrong length, booleans, complex or non-numeric values, NaN or infinite values,
     negative values, or weights that are all zero (unless ``zero_sum``: a search kernel may be handed
     rows that all weigh 0, e.g. the rows a decision list leaves, and then finds nothing to cover), or
-    weights that sum to more than ``max_total`` (an estimator's fit passes :data:`MAX_TOTAL_WEIGHT`;
-    the kernels take any finite weights, whose sums they keep exact).
+    (``capped``, as an estimator's fit asks) weights that sum to more than :data:`MAX_TOTAL_WEIGHT`
+    (the kernels take any finite weights, whose sums they keep exact).
     """
     if sample_weight is None:
         return np.ones(n_samples, dtype=np.float64)
@@ -53,7 +53,7 @@ def validate_sample_weight(sample_weight: Any, n_samples: int, name: str = "samp
     if negative.size:
         raise ValueError(f"{name} contains {negative.size} negative value(s) (e.g. {float(negative[0])!r}); "
                          "weights must be >= 0")
-    if max_total is not None and weights.sum() > max_total:
+    if capped and weights.sum() > MAX_TOTAL_WEIGHT:
         raise ValueError(f"{name} sums to {weights.sum():.3g}: weights count as rows, and beyond 2**53 rows "
                          "counts are no longer exact in floating point; rescale them, e.g. to mean 1")
     if not zero_sum and weights.sum() == 0:

@@ -39,7 +39,7 @@ from optrules.ruleset import Ruleset, column_positions, serialisable
 from optrules.solvers import ProblemClass, check_solver_options
 from optrules.threads import one_blas_thread
 from optrules.version import package_version
-from optrules.weights import MAX_TOTAL_WEIGHT, validate_sample_weight
+from optrules.weights import validate_sample_weight
 
 __all__ = ["RulesetClassifier", "TrainingData", "check_exact_options", "COMMON_PARAMETERS"]
 
@@ -181,7 +181,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         started = time.perf_counter()
         frame, schema = validate_features(X, categorical=self.categorical)
         labels = validate_target(y, len(frame))
-        weights = validate_sample_weight(sample_weight, len(frame), max_total=MAX_TOTAL_WEIGHT)
+        weights = validate_sample_weight(sample_weight, len(frame), capped=True)
         # the training categories before grouping: a grouped value at predict is one seen in training
         categories = {f: tuple(class_order([v for v in frame[f].unique() if v is not None]))
                       for f in schema.categorical_features}

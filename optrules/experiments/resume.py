@@ -114,7 +114,6 @@ class RowLog:
         self._handle.write(json.dumps(line, default=str) + "\n")
         self._handle.flush()
 
-
     def warn_other_tasks(self, keys: set[TaskKey]) -> None:
         """Warn when the log holds rows of tasks not in ``keys`` (a resumed run whose configuration
         dropped or renamed a method or dataset): their lines and saved models stay in the directory, out
