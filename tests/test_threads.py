@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from threadpoolctl import threadpool_info
 
@@ -18,28 +16,19 @@ def _blas_threads() -> set[int]:
 
 
 def test_overlapping_blocks_share_the_limit_and_the_last_to_leave_restores_the_threads():
-    """A fit in a worker thread, then one in the main thread that ends last: each block used to restore
-    what it found on entering, so the second, having found the first's limit, left BLAS at one thread
-    for the rest of the process (review: 2 threads before 8 fits on 4 threads, 1 after). The last block
-    to leave here is the main thread's: OpenBLAS takes a raised thread count from the main thread."""
+    """Two fits that overlap without nesting (in two threads: the first ends while the second runs):
+    each block used to restore what it found on entering, so the first gave the second's fit its
+    threads back and the second, having found the first's limit, left BLAS at one thread for the rest
+    of the process (review: 2 threads before 8 fits on 4 threads, 1 after). Entered and left by hand in
+    that order here, in one thread: OpenBLAS's thread counts are not all global across threads."""
     np.ones((2, 2)) @ np.ones((2, 2))  # numpy's BLAS loaded
     initial = _blas_threads()
-    worker_inside, main_inside, worker_left = (threading.Event() for _ in range(3))
-
-    def worker_fit() -> None:
-        with one_blas_thread():
-            worker_inside.set()
-            main_inside.wait(5)
-        worker_left.set()
-
-    worker = threading.Thread(target=worker_fit)
-    worker.start()
-    worker_inside.wait(5)
-    with one_blas_thread():
-        main_inside.set()
-        worker_left.wait(5)
-        assert _blas_threads() == {1}  # the worker left, the main thread's fit still runs in one thread
-    worker.join()
+    first, second = one_blas_thread(), one_blas_thread()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert _blas_threads() == {1}  # the second fit still runs in one thread
+    second.__exit__(None, None, None)
     assert _blas_threads() == initial
     with one_blas_thread():
         with one_blas_thread():
