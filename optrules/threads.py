@@ -8,8 +8,9 @@ products 30 times slower (docs/methods/column_generation.md).
 
 The limit is the process's: blocks that overlap (fits in several threads, or one inside another)
 share it, the first to enter sets it and the last to leave restores what was there before. OpenBLAS
-(0.3.30 measured) raises a thread count only when the main thread asks: when the last block leaves
-in another thread, BLAS may stay at one thread.
+(0.3.30 and 0.3.31 measured) does not always take a thread count set from a thread other than the
+main one: once the main thread has set one, it ignored another thread's. Fits run in threads of a
+process whose main thread changed BLAS's threads may therefore run with those threads.
 """
 
 from __future__ import annotations
