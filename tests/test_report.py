@@ -125,7 +125,8 @@ def test_a_degenerate_model_is_never_bold_on_complexity_and_ranks_last_there():
 def test_a_degenerate_model_is_judged_by_its_seconds_on_the_fit_seconds_table():
     """Only complexity measures rank a degenerate model last (the legend says so); fit seconds mark it
     but rank it by its seconds (it was +inf there too; review)."""
-    results = pd.DataFrame([dict(dataset=d, method=m, fold=f, f1=0.5, fit_seconds=s, degenerate=(d == "d1" and m == "A"))
+    results = pd.DataFrame([dict(dataset=d, method=m, fold=f, f1=0.5, fit_seconds=s,
+                                 degenerate=(d == "d1" and m == "A"))
                             for d in ("d1", "d2") for m, s in (("A", 0.1), ("B", 0.5)) for f in (0, 1)])
     table = summary_table(results, "fit_seconds")
     assert table.at["d1", "A"] == "**0.10 (0.00)** ∅2" and not _bold(table.at["d1", "B"])
