@@ -316,6 +316,11 @@ def test_plots_are_written_and_a_measure_that_does_not_apply_is_not_drawn(tmp_pa
     figure = plot_metric_vs_size(long, "d0")
     assert [ax.get_xlabel() for ax in figure.axes] == ["#rules", "atoms per rule"]
     assert len(figure.axes[1].lines) < len(figure.axes[0].lines)  # c is not drawn on atoms per rule
+    assert "'" not in figure.axes[0].get_ylabel()  # no positive class known: the metric's title alone
+    long.attrs["positive"] = {"d0": "presence"}  # a run's table names each dataset's positive class
+    named = plot_metric_vs_size(long, "d0")
+    assert named.axes[0].get_ylabel() == "F1-score of the positive class ('presence')"
+    assert named.get_suptitle().startswith("d0: F1-score of the positive class ('presence') vs. size")
     scorecards = long.assign(avg_atoms=np.nan)
     assert [ax.get_xlabel() for ax in plot_metric_vs_size(scorecards, "d0").axes] == ["#rules"]
     assert plot_metric_vs_size(scorecards.assign(n_rules=np.nan), "d0") is None

@@ -19,13 +19,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from optrules.experiments.config import folder_name
 from optrules.experiments.report import METRICS, TESTED_METRICS, rank_scores
 from optrules.experiments.statistics import ALPHA, Friedman, friedman_nemenyi
 
@@ -126,7 +126,9 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
                        linewidths=1, zorder=3)
         ax.set_xlabel(SIZE_MEASURES[size])
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel(METRICS[metric].title)
+    positive = results.attrs.get("positive", {}).get(dataset)  # the class every F1 of a run is of
+    title = METRICS[metric].title + (f" ({positive!r})" if metric == "f1" and positive is not None else "")
+    axes[0].set_ylabel(title)
     handles, labels = axes[0].get_legend_handles_labels()
     for ax in axes[1:]:  # a method drawn only in a later panel still gets its entry
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -134,7 +136,7 @@ def plot_metric_vs_size(results: pd.DataFrame, dataset: str, metric: str = "f1")
                 handles.append(handle)
                 labels.append(label)
     figure.legend(handles, labels, loc="outside right center", fontsize="small", frameon=False)
-    figure.suptitle(f"{dataset}: {METRICS[metric].title} vs. size\n(mean ± std over the folds; coinciding markers spread "
+    figure.suptitle(f"{dataset}: {title} vs. size\n(mean ± std over the folds; coinciding markers spread "
                     "sideways to stay visible; circled: the Pareto front)", fontsize="medium")
     return figure
 
@@ -186,10 +188,6 @@ def plot_critical_difference(friedman: Friedman, title: str) -> Any:
     return figure
 
 
-def _file_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text))
-
-
 #: The file names :func:`write_plots` can write (glob patterns): an output directory's plots.
 PLOT_FILES = ("f1_vs_size_*.png", "fit_time.png", "critical_difference_*.png")
 
@@ -211,7 +209,7 @@ def write_plots(results: pd.DataFrame, out: str | Path) -> list[Path]:
     for dataset in dict.fromkeys(results["dataset"]):
         figure = plot_metric_vs_size(results, dataset)
         if figure is not None:
-            save(figure, f"f1_vs_size_{_file_name(dataset)}.png")
+            save(figure, f"f1_vs_size_{folder_name(str(dataset))}.png")
     save(plot_fit_time(results), "fit_time.png")
     for metric in (m for m in TESTED_METRICS if m in results):
         friedman = friedman_nemenyi(rank_scores(results, metric), METRICS[metric].higher_is_better)
