@@ -175,21 +175,12 @@ def execute(config: ExperimentConfig, verbose: bool = True,
     """Load the datasets, fit and score every task; returns the configuration with each dataset's
     positive class resolved, and the outcomes in (dataset, method, fold) order. With a ``log``, the
     tasks it holds are taken from it and every new row is appended to it as its fit finishes."""
-    datasets, tasks = [], []
-    where = f"{config.source}: " if config.source else ""  # errors found in a dataset name the file too
-    for index, spec in enumerate(config.datasets):
-        try:
-            X, y = spec.load()
-            spec = replace(spec, positive=_positive(spec, y))
-        except ConfigError as error:
-            raise ConfigError(f"{where}{error}") from None
-        except (ValueError, OSError) as error:  # a CSV's label or positive class, a missing file: name the entry
-            raise ConfigError(f"{where}datasets[{index}] ({spec.name!r}): {error}") from None
-        try:
-            tasks += _tasks(config, spec, X, y)  # its splits (a train_size too large for it), its methods' checks
-        except ConfigError as error:
-            raise ConfigError(f"{where}{error}") from None
-        datasets.append(spec)
+    try:
+        datasets, tasks = _datasets_and_tasks(config)
+    except ConfigError as error:  # found in a dataset: the file is named too, as for every configuration error
+        if not config.source:
+            raise
+        raise ConfigError(f"{config.source}: {error}") from None
     outcomes: list[Outcome | None] = [None] * len(tasks)
     if log is not None:
         for index, task in enumerate(tasks):
@@ -216,6 +207,23 @@ def execute(config: ExperimentConfig, verbose: bool = True,
             if verbose and not on_terminal:  # a log file: one line per finished fit instead of a bar
                 print(_progress_line(finished, len(tasks), outcome.row), file=sys.stderr, flush=True)
     return replace(config, datasets=tuple(datasets)), outcomes
+
+
+def _datasets_and_tasks(config: ExperimentConfig) -> tuple[list[DatasetSpec], list[Task]]:
+    """Every dataset loaded, its positive class resolved, and its tasks made (its splits, its methods'
+    checks against the data); a problem found on the way is a ConfigError naming the entry."""
+    datasets, tasks = [], []
+    for index, spec in enumerate(config.datasets):
+        try:
+            X, y = spec.load()
+            spec = replace(spec, positive=_positive(spec, y))
+        except ConfigError:
+            raise
+        except (ValueError, OSError) as error:  # a CSV's label or positive class, a missing file: name the entry
+            raise ConfigError(f"datasets[{index}] ({spec.name!r}): {error}") from None
+        datasets.append(spec)
+        tasks += _tasks(config, spec, X, y)
+    return datasets, tasks
 
 
 def _progress_line(done: int, total: int, row: dict[str, Any]) -> str:

@@ -259,12 +259,12 @@ def _check_ipopt(native: Mapping[str, Any]) -> None:
                                   f"unified options: {', '.join(UNIFIED)})") from None
 
 
-#: OSQP settings that are on/off switches (integers in OSQP's settings, given as True / False).
+#: OSQP settings that are on/off switches (integers in OSQP's settings, given as True / False), with
+#: the old names of two that OSQP 1.x's ``setup`` still takes.
 _OSQP_FLAGS = frozenset({"polishing", "warm_starting", "verbose", "scaled_termination", "adaptive_rho", "rho_is_vec",
                          "check_dualgap", "polish", "warm_start"})
-#: Names OSQP 1.x takes beside its settings' own: the old names of two, and two given as words.
-_OSQP_WORDS = {"polish": None, "warm_start": None, "solver_type": ("direct", "indirect"),
-               "cg_preconditioner": (None, "diagonal")}
+#: Settings OSQP 1.x's ``setup`` takes as words, with their words.
+_OSQP_WORDS = {"solver_type": ("direct", "indirect"), "cg_preconditioner": (None, "diagonal")}
 
 
 def _check_osqp(native: Mapping[str, Any]) -> None:
@@ -276,19 +276,19 @@ def _check_osqp(native: Mapping[str, Any]) -> None:
     except ImportError:
         return
     settings = OSQPSettings()
-    known = [a for a in dir(settings) if not a.startswith("_")] + list(_OSQP_WORDS)
+    known = sorted({a for a in dir(settings) if not a.startswith("_")} | _OSQP_FLAGS | set(_OSQP_WORDS))
     for name, value in native.items():
         if name not in known:
             raise _unknown("OSQP", name, known)
-        words = _OSQP_WORDS.get(name)
-        if words is not None and value not in words:
-            raise SolverError(f"OSQP option {name!r} takes one of {list(words)}, got {value!r}")
-        if name in _OSQP_FLAGS:
+        if name in _OSQP_WORDS:
+            if value not in _OSQP_WORDS[name]:
+                raise SolverError(f"OSQP option {name!r} takes one of {list(_OSQP_WORDS[name])}, got {value!r}")
+        elif name in _OSQP_FLAGS:
             if not (isinstance(value, bool) or _integer(value)):
                 raise _wrong_type("OSQP", name, value, "True or False")
-        elif words is None and isinstance(getattr(settings, name), float) and not _real(value):
+        elif isinstance(getattr(settings, name), float) and not _real(value):
             raise _wrong_type("OSQP", name, value, "a number")
-        elif words is None and isinstance(getattr(settings, name), int) and not _integer(value):
+        elif isinstance(getattr(settings, name), int) and not _integer(value):
             raise _wrong_type("OSQP", name, value, "an integer")
 
 
