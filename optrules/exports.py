@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -80,7 +80,9 @@ def _sql_literal(value: Any) -> str:
 class _Syntax:
     """How a language writes the pieces of a condition (``{0}``: the column, ``{1}``: the values).
     ``member`` / ``non_member`` must be false on a missing value; ``infinite_values``: whether the
-    data can hold infinite values (SQL columns cannot)."""
+    data can hold infinite values (SQL columns cannot); ``number``: a numeric column's value as
+    compared, as a float64 (predict reads a whole number above 2**53 as the nearest float, which an
+    SQL ``INTEGER`` compared exactly with a threshold is not)."""
 
     name: Callable[[str], str]
     literal: Callable[[Any], str]
@@ -92,15 +94,16 @@ class _Syntax:
     non_member: str
     never: str
     infinite_values: bool
+    number: str
 
 
 _PANDAS = _Syntax(_column, _python_literal, " & ", " | ", "{0}.isna()", "{0}.notna()", "{0} in [{1}]",
                   "({0} not in [{1}] & {0}.notna())",  # pandas' "not in" holds on a missing value
-                  "({0}.isna() & {0}.notna())", True)
+                  "({0}.isna() & {0}.notna())", True, "{0}")
 _ALWAYS = "({0}.isna() | {0}.notna())"  #: pandas: true on every row, missing or not
 _SQL = _Syntax(_identifier, _sql_literal, " AND ", " OR ", "{0} IS NULL", "{0} IS NOT NULL", "{0} IN ({1})",
                "{0} NOT IN ({1})",  # unknown on NULL, which CASE reads as false
-               "FALSE", False)
+               "FALSE", False, "CAST({0} AS REAL)")
 
 
 def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | None:
@@ -110,11 +113,11 @@ def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | N
         for interval in condition.intervals:
             if not syntax.infinite_values and (interval.low == math.inf or interval.high == -math.inf):
                 continue  # holds at most an infinite value
-            comparisons = []
+            comparisons, value = [], syntax.number.format(column)
             if interval.low != -math.inf:
-                comparisons.append(f"{column} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
+                comparisons.append(f"{value} {'>=' if interval.low_closed else '>'} {float(interval.low)!r}")
             if interval.high != math.inf:
-                comparisons.append(f"{column} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
+                comparisons.append(f"{value} {'<=' if interval.high_closed else '<'} {float(interval.high)!r}")
             pieces.append(f"({syntax.conjunction.join(comparisons) or syntax.is_present.format(column)})")
         return syntax.disjunction.join(pieces) or None
     if condition.kind != "categorical":
@@ -147,6 +150,8 @@ def condition_sql(condition: Condition) -> str:
 
 
 # --------------------------------------------------------------------------- pandas query
+_PANDAS_CONSTANTS = frozenset({"inf", "Inf"})  #: names a pandas query reads as numbers even back-quoted
+
 def query(ruleset: Ruleset, rule: int | None = None) -> str:
     """The query of rule ``rule``'s antecedent (a position in ``rules``), or with None of "some rule
     fires" (a ``"set"``: the rows it predicts positive). A rule without conditions holds on every
@@ -154,11 +159,34 @@ def query(ruleset: Ruleset, rule: int | None = None) -> str:
     and its negation): a query must give one truth per row, and ``index == index`` was false on a
     row whose index, or a column named ``index``, is missing."""
     first = _PANDAS.name(ruleset.features[0])
+    rules = ruleset.rules if rule is None else (_rule_at(ruleset, rule),)
+    used = {c.feature for r in rules for c in r.conditions}
+    _check_query_names(used | ({ruleset.features[0]} if not all(r.conditions for r in rules) or not rules else set()),
+                       ruleset.features)
     if rule is not None:
-        return _rule_query(_rule_at(ruleset, rule), first)
+        return _rule_query(rules[0], first)
     if not ruleset.rules:
         return _PANDAS.never.format(first)
     return " | ".join(f"({_rule_query(r, first)})" for r in ruleset.rules)
+
+
+def _check_query_names(used: set[str], features: Sequence[str]) -> None:
+    """Refuse a query that pandas would read against another column: pandas turns a back-quoted name
+    into an identifier (``size (cm)`` and ``size_(cm)`` both into ``BACKTICK_QUOTED_STRING_size__LPAR_cm_RPAR_``)
+    and reads `` `inf` `` as the number infinity."""
+    from pandas.core.computation.parsing import clean_column_name  # the identifier pandas makes of `name`
+
+    constants = sorted(name for name in used if name in _PANDAS_CONSTANTS)
+    if constants:
+        raise ValueError(f"a pandas query reads the feature name(s) {constants} as the number infinity, not as "
+                         f"a column; rename the column(s), or use Ruleset.covers / predict")
+    identifiers: dict[str, list[str]] = {}
+    for feature in features:
+        identifiers.setdefault(clean_column_name(feature), []).append(feature)
+    alike = sorted({tuple(names) for names in identifiers.values() if len(names) > 1 and used & set(names)})
+    if alike:
+        raise ValueError(f"a pandas query cannot tell apart the features {[list(a) for a in alike]}: pandas "
+                         f"makes the same identifier of their names; rename one, or use Ruleset.covers / predict")
 
 
 def _rule_at(ruleset: Ruleset, rule: int) -> Rule:

@@ -147,12 +147,20 @@ def match_by_text(feature: str, unseen: Mapping[int, Any], categories: Sequence[
     return matches
 
 
+#: Texts that a printed rule or scorecard uses for a missing or absent value; a category so written is quoted.
+_MISSING_WORDS = frozenset({"None", "nan", "NaN", "missing"})
+
+
 def category_text(category: Any) -> str:
     """A category as a printed rule shows it: its text, quoted when the text alone would misread the
     set it stands in (empty, with a separator or a brace, or with spaces at either end: the single
-    category ``"red, green"`` is not red and green)."""
+    category ``"red, green"`` is not red and green), or read as a missing value: the text ``"None"``
+    is printed ``'None'``, apart from the category None that stands for "no present value", and
+    ``"missing"`` apart from a scorecard's missing value."""
     text = _written(category)
     if not text or text != text.strip() or any(mark in text for mark in ",{}"):
+        return repr(text)
+    if isinstance(category, str) and text in _MISSING_WORDS:
         return repr(text)
     return text
 

@@ -115,6 +115,18 @@ def test_sql_gives_the_predictions(case):
         assert _sqlite_predictions(ruleset, X) == predicted
 
 
+def test_sql_reads_whole_numbers_beyond_2_to_the_53_as_predict_does():
+    """An INTEGER column compared exactly would put 1700000000000002555 below the threshold
+    1.7000000000000026e18 (its nearest float, which predict compares, equals it)."""
+    X = pd.DataFrame({"ns": np.array([1700000000000002555, 1700000000000002561, 1700000000000002000, 7],
+                                     dtype=np.int64)})
+    threshold = float(np.int64(1700000000000002555))
+    ruleset = Ruleset("set", (Rule((NumericCondition("ns", [Interval(-math.inf, threshold, False, False)]),),
+                                   "early"),), "late", ("ns",), ("late", "early"), positive="early")
+    assert ruleset.predict(X).tolist() == ["late", "late", "early", "early"]
+    assert _sqlite_predictions(ruleset, X) == ruleset.predict(X).tolist()  # the column is INTEGER in SQLite
+
+
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(_case())
 def test_explain_agrees_with_predict_and_covers(case):
@@ -244,3 +256,23 @@ def test_a_scorecard_term_quotes_a_category_as_the_printed_rule_does():
     ruleset = Ruleset("score", rules, "n", ("c",), ("n", "p"), positive="p")
     assert scorecard_frame(ruleset)["term"].tolist()[:2] == ["{blue, 'red, green'}", "{'', missing}"]
     assert str(rules[0].conditions[0]) == "c in {blue, 'red, green'}"
+
+
+@pytest.mark.parametrize("names, feature, message", [
+    (("size (cm)", "size_(cm)"), "size (cm)", "cannot tell apart"),
+    (("inf", "age"), "inf", "number infinity"),
+])
+def test_to_query_refuses_names_pandas_would_read_as_something_else(names, feature, message):
+    rule = Rule((NumericCondition(feature, [Interval(0.5, math.inf, True, False)]),), "pos")
+    ruleset = Ruleset("set", (rule,), "neg", names, ("neg", "pos"), positive="pos")
+    for k in (0, None):
+        with pytest.raises(ValueError, match=message):
+            ruleset.to_query(k)
+
+
+def test_to_query_on_other_features_of_such_a_model_is_written():
+    """Only the features a query names are checked: a rule on "age" beside a column named "inf"."""
+    rule = Rule((NumericCondition("age", [Interval(0.5, math.inf, True, False)]),), "pos")
+    ruleset = Ruleset("set", (rule,), "neg", ("inf", "age"), ("neg", "pos"), positive="pos")
+    X = pd.DataFrame({"inf": [0.0, 1.0, 2.0], "age": [5.0, 5.0, 0.0]})
+    assert X.eval(ruleset.to_query()).tolist() == ruleset.covers(X)[:, 0].tolist() == [True, True, False]

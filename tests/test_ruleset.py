@@ -31,6 +31,7 @@ from optrules.ruleset import (
     NumericCondition,
     Rule,
     Ruleset,
+    category_text,
 )
 
 INF = math.inf
@@ -1416,3 +1417,14 @@ def test_a_category_whose_text_would_misread_its_set_is_quoted_when_printed():
     assert str(CategoricalCondition("colour", ["red", "green"])) == "colour in {green, red}"  # two
     assert str(CategoricalCondition("colour", [""])) == "colour in {''}"  # the empty text, not "no category"
     assert str(CategoricalCondition("colour", [" red", "{x}"], negated=True)) == "colour not in {' red', '{x}'}"
+
+
+def test_a_category_written_as_a_missing_value_is_quoted_apart_from_one():
+    """The category None stands for "no present value"; the text 'None' is a category like any other."""
+    absent = CategoricalCondition("roof", [None], missing=True)
+    text = CategoricalCondition("roof", ["None"], missing=True)
+    assert str(absent) != str(text) and "'None'" in str(text)
+    X = pd.DataFrame({"roof": pd.Series(["None", None, "tile"], dtype=object)})
+    assert absent.evaluate(X["roof"].to_numpy()).tolist() == [False, True, False]
+    assert text.evaluate(X["roof"].to_numpy()).tolist() == [True, True, False]
+    assert category_text("missing") == "'missing'" and category_text("tile") == "tile"
