@@ -145,6 +145,7 @@ def default_methods() -> list[str]:
 
 
 def get_method(name: str) -> Method:
+    """The registered :class:`Method` called ``name``; ``ValueError`` listing the known names otherwise."""
     try:
         return METHODS[name]
     except KeyError:

@@ -725,10 +725,13 @@ def test_solver_errors_are_value_errors() -> None:
         assert issubclass(error, SolverError) and issubclass(error, ValueError)
 
 
-def test_a_failing_solver_is_reported_not_raised() -> None:
-    report = solve(pyomo_milp(), PC.MILP, "scip", {"no/such/param": 1})
+@pytest.mark.parametrize(("solver", "options"), [("scip", {"no/such/param": 1}), ("highs", {"presolv": "off"})])
+def test_a_failing_solver_is_reported_not_raised_and_logged(solver, options, caplog) -> None:
+    with caplog.at_level("WARNING", logger="optrules.solvers"):
+        report = solve(pyomo_milp(), PC.MILP, solver, options)
     assert report.status is Status.ERROR and report.termination.startswith("error: ")
     assert not report.has_solution and report.objective is None
+    assert [r.getMessage() for r in caplog.records] == [f"solver {solver} failed: {report.termination[7:]}"]
 
 
 # ------------------------------------------------------------------------------------------

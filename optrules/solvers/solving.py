@@ -182,6 +182,8 @@ def solve(
             deadline = ends if deadline is None else min(deadline, ends)
         out = _run(model, interface, backend, native, verbose, warm_start, maximize, deadline, solver)
         seconds = time.perf_counter() - start
+    if out.termination.startswith("error: "):  # a crash, or an option the solver refused at its run
+        logger.warning("solver %s failed: %s", solver, out.termination[len("error: "):])
 
     gap_option = backend.options.get("mip_gap")  # the gap asked for, unified or in the solver's own name
     asked_gap = native.get(gap_option) if gap_option is not None else opts.get("mip_gap")
@@ -247,5 +249,4 @@ def _run(model: Any, interface: str, backend: Backend, native: dict[str, Any], v
     except SolverError:
         raise
     except Exception as exc:  # a solver crash is a result to report, not a reason to lose a CV run
-        logger.warning("solver %s failed: %s: %s", solver, type(exc).__name__, exc)
         return Outcome(f"error: {type(exc).__name__}: {exc}", False, version=version)
