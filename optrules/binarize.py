@@ -69,7 +69,8 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, levels: np.ndar
     by its weight: the virtual index ``(W - 1) * level`` into that sample of total weight W, its
     floor and the next index read off the cumulative weights, and numpy's interpolation between
     them. With unit weights this is ``np.quantile`` bit for bit; with integer weights, that of the
-    repeated values (cumulative weights below 2**53 are exact)."""
+    repeated values (cumulative weights below 2**53 are exact). Where the step between two values
+    overflows (opposite signs near the float maximum), the two weighted ends are added instead."""
     order = np.argsort(values, kind="stable")
     ordered, cumulative = values[order], np.cumsum(weights[order])
     virtual = (cumulative[-1] - 1) * levels
@@ -78,8 +79,10 @@ def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, levels: np.ndar
     low = ordered[np.minimum(np.searchsorted(cumulative, below, side="right"), last)]
     high = ordered[np.minimum(np.searchsorted(cumulative, below + 1, side="right"), last)]
     gamma = virtual - below
-    step = high - low
-    return np.where(gamma >= 0.5, high - step * (1 - gamma), low + step * gamma)  # numpy's _lerp
+    with np.errstate(over="ignore", invalid="ignore"):
+        step = high - low  # inf when the two are of opposite signs near the float maximum (numpy's flaw too)
+        lerp = np.where(gamma >= 0.5, high - step * (1 - gamma), low + step * gamma)  # numpy's _lerp
+    return np.where(np.isfinite(step), lerp, low * (1 - gamma) + high * gamma)
 
 
 def _quantile_thresholds(values: np.ndarray, weights: np.ndarray, n_thresholds: int) -> np.ndarray:

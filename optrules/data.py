@@ -17,6 +17,7 @@ input gives the same clear error whatever the method.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,25 @@ def _categorical_column(series: pd.Series) -> pd.Series:
     """An object column of the original values, missing values as None."""
     values = series.astype(object)
     return values.where(~pd.isna(values), None)
+
+
+#: An object column of numbers alone with more distinct values than this is warned about (read as categories).
+NUMBERS_AS_CATEGORIES = 10
+
+
+def _warn_numbers_as_categories(name: str, series: pd.Series) -> None:
+    """A ``UserWarning`` for an object column that holds only numbers, more than
+    :data:`NUMBERS_AS_CATEGORIES` distinct ones (``df.astype(object)``, records of mixed types): it is
+    read as categories, every number one of its own, where a numeric column would be binned."""
+    if not pd.api.types.is_object_dtype(series.dtype):
+        return
+    present = pd.unique(series.dropna().to_numpy(dtype=object))
+    if len(present) > NUMBERS_AS_CATEGORIES and all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in present):
+        warnings.warn(f"feature {name!r} has dtype object and holds only numbers ({len(present)} distinct): it is "
+                      f"read as categories, each number one of its own; convert it with pd.to_numeric to treat it "
+                      f"as a number, or list it in categorical= to keep it as categories (which silences this)",
+                      UserWarning, stacklevel=4)
 
 
 def _check_distinct_texts(name: str, values: pd.Series) -> None:
@@ -146,6 +166,8 @@ def validate_features(
         columns[name] = _categorical_column(series) if is_cat else numeric_column(name, series)
         if is_cat:
             _check_distinct_texts(name, columns[name])
+            if name not in declared:
+                _warn_numbers_as_categories(name, series)
         flags.append(is_cat)
     # copy=False: the columns are not stacked into one block (a copy of the whole frame, slow when
     # they are strided views of a row-major array); copy-on-write keeps X safe from later writes
@@ -205,7 +227,8 @@ def _object_vector(values: Sequence[Any]) -> np.ndarray:
 
 def validate_target(y: Any, n_samples: int) -> np.ndarray:
     """Labels as a 1-d object array; errors for NaN labels, a length mismatch, a continuous target,
-    or fewer than two classes.
+    classes that differ only in type (``1`` and
+    ``'1'``), or fewer than two classes.
 
     A column vector (shape ``(n, 1)``: a 2-d array or a one-column DataFrame) is read as its one
     column, with scikit-learn's ``DataConversionWarning``.
@@ -240,8 +263,13 @@ def validate_target(y: Any, n_samples: int) -> np.ndarray:
         labels = _object_vector([_plain(v) for v in labels])
     if _is_continuous(labels):
         raise ValueError("Unknown label type: continuous target (non-integer floats); classifiers need class labels")
-    if n_samples == 1:
-        raise ValueError("y has 1 sample; at least two samples of two classes are needed to learn")
+    clashes = same_text_values(pd.unique(labels))
+    if clashes:  # the rules would read "THEN class = 1 ELSE class = 1"
+        shown = "; ".join(" and ".join(repr(v) for v in group) for group in clashes[:3])
+        raise ValueError(f"y holds classes that differ only in type ({shown}): they print alike in the rules; "
+                         f"convert y to one type first (e.g. y.astype(str))")
+    if n_samples < 2:
+        raise ValueError(f"y has {n_samples} sample(s); at least two samples of two classes are needed to learn")
     if len(set(labels.tolist())) < 2:
         raise ValueError(f"y has a single class ({labels[0]!r}); at least two classes are needed to learn")
     return labels
@@ -304,7 +332,8 @@ def binarize_target(labels: np.ndarray, positive: Hashable | None = None,
     else:
         label = matching_label(positive, classes)
         if label is None:
-            raise ValueError(f"positive class {_plain(positive)!r} is not a label of y; the classes are {list(classes)}")
+            raise ValueError(f"positive class {_plain(positive)!r} is not a label of y; "
+                             f"the classes are {list(classes)}")
         positive = label
     others = [c for c in present if c != positive] or [c for c in classes if c != positive]
     most = tied(max(totals[c] for c in others), others)

@@ -519,14 +519,16 @@ def test_a_feature_of_one_value_and_missing_ones_scores_is_missing(strategy):
 
 
 @pytest.mark.parametrize("strategy", ["clm", "clm-rr"])
-def test_one_class_of_zero_weight_warns_instead_of_a_math_error(strategy):
+def test_one_class_of_zero_weight_is_refused_before_any_solve(strategy, monkeypatch):
     """With every row of one class at weight 0 the start's objective came back as -8e-11, and the
-    big-M bound took its square root (ValueError: math domain error); svm-c warned instead."""
+    big-M bound took its square root (ValueError: math domain error). A weight of 0 removes its row,
+    so such weights leave one class: refused up front, as one class is, and no solver runs; the big-M
+    bound of a slightly negative objective stays defined."""
     X, y = mixed_frame(n=60, seed=6)
     weights = np.where(y == "hit", 0.0, 1.0)
-    with pytest.warns(DegenerateFitWarning, match="for every training row"):
-        model = CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", **quick(strategy)).fit(X, y, sample_weight=weights)
-    assert model.ruleset_.meta["status"] in ("optimal", "feasible")
+    monkeypatch.setattr("optrules.estimators.clsvm.run_strategy", lambda *a, **k: pytest.fail("a solve ran"))
+    with pytest.raises(ValueError, match="sample_weight leaves a single class"):
+        CLSVMClassifier(strategy=strategy, C=5.0, positive="hit", **quick(strategy)).fit(X, y, sample_weight=weights)
     assert big_m(-8e-11) == pytest.approx(1e-9)
 
 

@@ -243,6 +243,25 @@ def test_validate_target_rejects_single_class():
         validate_target(["a", "a", "a"], 3)
 
 
+def test_validate_target_refuses_an_empty_y_and_classes_that_differ_only_in_type():
+    with pytest.raises(ValueError, match=r"y has 0 sample\(s\)"):
+        validate_target([], 0)
+    with pytest.raises(ValueError, match=r"differ only in type \(1 and '1'\)"):  # printed "class = 1" both
+        validate_target([1, 1, "1", "1"], 4)
+
+
+def test_an_object_column_of_numbers_alone_is_read_as_categories_with_a_warning():
+    numbers = pd.Series(np.linspace(0, 1, 12), dtype=object)
+    with pytest.warns(UserWarning, match=r"feature 'a' has dtype object and holds only numbers \(12 distinct\)"):
+        _, schema = validate_features(pd.DataFrame({"a": numbers}))
+    assert schema.categorical_features == ("a",)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # declared, a few codes, or numbers among text: as categories, quietly
+        validate_features(pd.DataFrame({"a": numbers}), categorical=["a"])
+        validate_features(pd.DataFrame({"a": pd.Series([1, 2, 3] * 4, dtype=object)}))
+        validate_features(pd.DataFrame({"a": pd.Series([*range(11), "x"], dtype=object)}))
+
+
 def test_validate_target_accepts_mixed_hashable_labels():
     y = [1, "a", 2.5, ("t", 1), np.int64(7), "a"]
     labels = validate_target(y, 6)

@@ -465,3 +465,27 @@ def test_load_csv_names_the_file_it_cannot_read_and_a_separator_it_does_not_use(
     (tmp_path / "ragged.csv").write_text("a,class\n1,x\n2,y,3\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"ragged\.csv' cannot be read as a CSV file .*Expected 2 fields"):
         datasets.load_csv(tmp_path / "ragged.csv")
+
+
+@pytest.mark.parametrize("header", ["noise,class,class", "a,a,class"])
+def test_load_csv_refuses_a_header_that_repeats_a_name(tmp_path: Path, header: str) -> None:
+    """pandas renames the second copy ('class.1'): a repeated label column became a feature that
+    gave the label away, with no word."""
+    path = tmp_path / "repeated.csv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(header + "\n" + "".join(f"{i},{'yes' if i % 2 else 'no'},{'yes' if i % 2 else 'no'}\n"
+                                         for i in range(6)))
+    repeated = "class" if header.count("class") == 2 else "a"
+    with pytest.raises(ValueError, match=rf"repeats column name\(s\) \['{repeated}'\]"):
+        datasets.load_csv(path, label="class")
+
+
+def test_load_csv_refuses_a_file_without_rows_and_keeps_unnamed_columns_apart(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_text("a,b,class\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="has a header but no data rows"):
+        datasets.load_csv(empty, label="class")
+    unnamed = tmp_path / "unnamed.csv"  # two empty names are two columns, 'Unnamed: 1' and 'Unnamed: 2'
+    unnamed.write_text("a,,,class\n1,x,y,yes\n2,x,z,no\n", encoding="utf-8")
+    X, _ = datasets.load_csv(unnamed, label="class")
+    assert list(X.columns) == ["a", "Unnamed: 1", "Unnamed: 2"]

@@ -373,7 +373,9 @@ def test_a_degenerate_fit_on_weights_normalised_to_sum_1_names_the_weights():
         model = make_estimator("setcover-greedy", positive="pos").fit(X, y, sample_weight=np.full(300, 1 / 300))
     assert not model.ruleset_.rules
     # rows of weight 0 are left out, not light: weights of 1 beside many zeros are not named
-    dropped = np.where(np.arange(300) < 3, 1.0, 0.0)
+    kept = [*np.flatnonzero(y == "pos")[:2], np.flatnonzero(y == "neg")[0]]  # both classes keep weight
+    dropped = np.zeros(300)
+    dropped[kept] = 1.0
     with pytest.warns(optrules.DegenerateFitWarning, match="returned no rule") as caught:
         make_estimator("setcover-greedy", positive="pos").fit(X, y, sample_weight=dropped)
     assert not any("scale them to mean 1" in str(w.message) for w in caught)
@@ -435,3 +437,49 @@ def test_an_exact_fit_does_not_depend_on_the_environment_s_blas_threads():
         fitted.append(model.ruleset_)
     assert str(fitted[0]) == str(fitted[1])
     assert fitted[0].meta["objective"] == fitted[1].meta["objective"]
+
+
+def test_weights_that_leave_one_class_are_refused_as_one_class_is():
+    """A weight of 0 removes its row: weights of 0 on every row of one class gave setcover's fit on the
+    other alone, predicting the weightless class on every row with status 'optimal'."""
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]})
+    y = np.array(["n", "n", "n", "p", "p", "p", "q", "q", "q"])
+    with pytest.raises(ValueError, match=r"sample_weight leaves a single class \('p'\)"):
+        make_estimator("setcover").fit(X, y, sample_weight=np.where(y == "p", 1.0, 0.0))
+    three = np.where(y == "q", 0.0, 1.0)  # 'n' and 'p' keep weight: a fit, but not of 'q' as positive
+    with pytest.raises(ValueError, match="the positive class 'q' has only rows of sample_weight 0"):
+        make_estimator("setcover-greedy", positive="q").fit(X, y, sample_weight=three)
+    assert make_estimator("setcover-greedy", positive="p").fit(X, y, sample_weight=three).ruleset_.positive == "p"
+
+
+def test_an_attached_positive_class_that_names_no_label_is_said():
+    """pandas keeps y.attrs through a recoding: y01 = (y == 'positive').astype(int) still named
+    'positive', which is no label of y01, and the fit learned the minority class without a word."""
+    X, y = optrules.load("tic_tac_toe")
+    y01 = (y == "positive").astype(int)
+    assert y01.attrs.get("positive") == "positive"
+    with pytest.warns(optrules.PositiveClassWarning, match=r"y.attrs\['positive'\] = 'positive' names no label"):
+        model = make_estimator("setcover-greedy").fit(X, y01)
+    assert model.ruleset_.meta["positive_from"] == "minority"
+
+
+@pytest.mark.parametrize("method", ["svm-c", "setcover-greedy"])
+def test_a_degenerate_fit_on_features_that_do_not_vary_names_that_cause(method):
+    X = pd.DataFrame({"size": [2.0] * 6, "colour": ["red"] * 6, "gone": [np.nan] * 6})
+    y = np.array(["a", "b"] * 3)
+    with pytest.warns(optrules.DegenerateFitWarning, match="no feature varies") as caught:
+        make_estimator(method, positive="a").fit(X, y)
+    assert not any("hinge loss" in str(w.message) for w in caught)  # balanced classes: not a cause
+
+
+@pytest.mark.parametrize("method", ["svm-o", "brcg", "setcover-greedy"])
+def test_finite_values_near_the_float_maximum_are_learned(method):
+    """At |x| >= 2**1023 the scorecards' standardisation divided by 2**1024 = inf ("the center of 'a'
+    must be a finite number, got nan"), and brcg's quantile thresholds overflowed to inf and NaN
+    (no rule on separable data)."""
+    X = pd.DataFrame({"a": np.array([-1.7, -1.6, -1.0, 1.0, 1.6, 1.7]) * 1e308})
+    y = np.array(["n", "n", "n", "p", "p", "p"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a scorecard's score may overflow to the float maximum
+        model = make_estimator(method, positive="p").fit(X, y)
+        assert (model.predict(X) == y).all()

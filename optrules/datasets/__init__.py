@@ -363,7 +363,8 @@ def load_csv(
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ValueError: if the label column is absent (the message lists the
+        ValueError: if the header repeats a column name (pandas would rename
+            the second one), if the file has no data rows, if the label column is absent (the message lists the
             columns present), if ``categorical`` or ``numeric`` names unknown
             columns or the label column, or a column in both, if a ``numeric``
             column has a value that is not a number, if the label column has missing values, or if
@@ -389,9 +390,17 @@ def load_csv(
             keep_default_na=False,
             na_values=["", *markers],
         )
+        header = pd.read_csv(file_path, compression="gzip" if _is_gzip(file_path) else None, dtype=str,
+                             header=None, nrows=1, keep_default_na=False).iloc[0].tolist()
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise ValueError(f"{str(file_path)!r} cannot be read as a CSV file (UTF-8, comma-separated, a "
                          f"header row): {error}") from None
+    repeated = sorted({name for name in header if name and header.count(name) > 1})  # '' is 'Unnamed: i'
+    if repeated:  # read_csv would rename the second one ('class.1'): a repeated label would become a feature
+        raise ValueError(f"the header of {str(file_path)!r} repeats column name(s) {repeated}; "
+                         f"every column needs a name of its own")
+    if frame.empty:
+        raise ValueError(f"{str(file_path)!r} has a header but no data rows")
 
     columns = [str(c) for c in frame.columns]
     if label not in frame.columns:

@@ -56,6 +56,9 @@ COMMON_PARAMETERS: dict[str, Constraint] = {
 
 #: A degenerate fit whose sample weights average below this per row of positive weight names them as a cause.
 LIGHT_WEIGHTS = 0.1
+#: The degenerate-fit cause when every feature is constant (a missing value counting as a value).
+NOTHING_VARIES = ("no feature varies over the rows (each is constant, or missing on every row): there is nothing "
+                  "to tell the classes apart by")
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,15 @@ class TrainingData:
     @property
     def weighted(self) -> bool:
         return bool((self.weights != 1.0).any())
+
+
+def _check_weighted_classes(labels: np.ndarray, weights: np.ndarray) -> None:
+    """Refuse weights that leave one class: a weight of 0 removes its row, and removing rows down to a
+    single class is refused (``validate_target``)."""
+    weighted = class_order(labels[weights > 0])
+    if len(weighted) < 2:
+        raise ValueError(f"sample_weight leaves a single class ({weighted[0]!r}) with positive weight (a weight "
+                         f"of 0 removes its row); at least two classes need rows of positive weight")
 
 
 def _check_array_kind(X: Any) -> None:
@@ -186,8 +198,13 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         categories = {f: tuple(class_order([v for v in frame[f].unique() if v is not None]))
                       for f in schema.categorical_features}
         _warn_unsaveable(categories)
+        _check_weighted_classes(labels, weights)
         frame, groups = group_categories(frame, schema, weights, self.max_categories, self.min_frequency)
         positive, positive_from = self._resolve_positive(y, labels, weights)
+        named = None if positive is None else matching_label(positive, class_order(labels))
+        if named is not None and not any(w > 0 for w, c in zip(weights, labels.tolist()) if c == named):
+            raise ValueError(f"the positive class {named!r} has only rows of sample_weight 0 (a weight of 0 "
+                             f"removes its row): there is no positive row to learn from")
         rng = np.random.default_rng(getattr(self, "random_state", None))
         data = TrainingData(frame, schema, labels, weights, positive)
         with one_blas_thread():  # results that do not depend on the environment's thread settings
@@ -233,6 +250,10 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         if named is not None:
             return named, "dataset"
         chosen = binarize_target(labels, None, weights).positive
+        if attached is not None:  # pandas keeps attrs through a recoding such as (y == "yes").astype(int)
+            warnings.warn(f"y.attrs['positive'] = {attached!r} names no label of y (the classes are "
+                          f"{list(classes)}): it is ignored and the minority class {chosen!r} is learned; pass "
+                          f"positive=... to choose", PositiveClassWarning, stacklevel=3)
         if len(classes) > 2:
             warnings.warn(f"{type(self).__name__} is binary and y has {len(classes)} classes: it learns the "
                           f"minority class {chosen!r} against the rest, and predicts every other class as one "
@@ -261,6 +282,9 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         return []
 
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
+        kept = data.frame[data.weights > 0]  # a missing value counts as a value: "x is missing" is a condition
+        if all(kept[f].nunique(dropna=False) < 2 for f in kept.columns):
+            return [NOTHING_VARIES]
         causes = []
         if self.binary:
             target = data.target()

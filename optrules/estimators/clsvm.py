@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold
 
 from optrules.data import Schema, matching_label
-from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
+from optrules.estimators.base import COMMON_PARAMETERS, NOTHING_VARIES, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
 from optrules.exceptions import InvalidParameterError
 from optrules.exact.budget import TimeBudget
@@ -248,11 +248,15 @@ class CLSVMClassifier(RulesetClassifier):
 
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
         causes = super()._degenerate_causes(data)
+        if causes[:1] == [NOTHING_VARIES]:
+            return causes
         if not data.schema.categorical_features:
             causes.append("no categorical feature to cluster: the scorecard is a linear SVM on the numeric "
                           "features alone")
-        if self.class_weight is None and not data.weighted:
-            causes.append("the SVM's hinge loss is unweighted: class_weight='balanced' weighs the classes equally")
+        share = float(data.weights[data.target().is_positive].sum() / data.weights.sum())
+        if self.class_weight is None and not data.weighted and not 0.4 <= share <= 0.6:
+            causes.append(f"the SVM's hinge loss is unweighted and the positive class has {100 * share:.0f}% of the "
+                          f"rows: class_weight='balanced' weighs the classes equally")
         return causes
 
     def decision_function(self, X: Any) -> np.ndarray:

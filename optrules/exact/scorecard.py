@@ -48,7 +48,7 @@ def _categories(column: pd.Series) -> tuple[Any, ...]:
 def _moments(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     """The weighted mean and standard deviation (ddof 0) of the observed (non-NaN) values; (0, 0)
     when no observed value has a positive weight. Written as numpy's mean() and std() compute them,
-    on the values divided by the power of two nearest their largest magnitude and scaled back: the
+    on the values divided by the power of two just above their largest magnitude and scaled back: the
     same floats as numpy's (a power of two scales exactly), without the overflow of squaring values
     of 1e154 and above or the underflow of those of 1e-162 and below."""
     observed = ~np.isnan(values)
@@ -56,11 +56,12 @@ def _moments(values: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     total = w.sum()
     if total <= 0:
         return 0.0, 0.0
-    scale = np.ldexp(1.0, int(np.frexp(np.abs(x).max())[1]))
-    x = x / scale
+    exponent = int(np.frexp(np.abs(x).max())[1])  # 2**exponent itself is inf for values of 2**1023 and above
+    x = np.ldexp(x, -exponent)
     mean = (w * x).sum() / total
     deviation = x - mean
-    return float(mean * scale), float(np.sqrt((w * deviation * deviation).sum() / total) * scale)
+    return float(np.ldexp(mean, exponent)), float(np.ldexp(np.sqrt((w * deviation * deviation).sum() / total),
+                                                           exponent))
 
 
 def _is_constant(values: np.ndarray, std: float) -> bool:
