@@ -74,11 +74,14 @@ def _warn_numbers_as_categories(name: str, series: pd.Series) -> None:
     """A ``UserWarning`` for an object column that holds only numbers, more than
     :data:`NUMBERS_AS_CATEGORIES` distinct ones (``df.astype(object)``, records of mixed types): it is
     read as categories, every number one of its own, where a numeric column would be binned."""
-    if not pd.api.types.is_object_dtype(series.dtype):
+    def is_number(value: Any) -> bool:
+        return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+    observed = series.dropna() if pd.api.types.is_object_dtype(series.dtype) else series.iloc[:0]
+    if observed.empty or not is_number(observed.iloc[0]):  # text columns leave at their first value
         return
-    present = pd.unique(series.dropna().to_numpy(dtype=object))
-    if len(present) > NUMBERS_AS_CATEGORIES and all(
-            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in present):
+    present = pd.unique(observed.to_numpy(dtype=object))
+    if len(present) > NUMBERS_AS_CATEGORIES and all(is_number(v) for v in present):
         warnings.warn(f"feature {name!r} has dtype object and holds only numbers ({len(present)} distinct): it is "
                       f"read as categories, each number one of its own; convert it with pd.to_numeric to treat it "
                       f"as a number, or list it in categorical= to keep it as categories (which silences this)",
