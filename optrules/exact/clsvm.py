@@ -54,6 +54,7 @@ from optrules.exact.budget import TimeBudget
 from optrules.exact.cl_ipopt import ipopt_available, solve_relaxation_ipopt
 from optrules.exact.mssc import mssc_1d
 from optrules.exact.scorecard import Scorecard, ScorecardDesign
+from optrules.exact.warm_start import start_fallback_reason
 from optrules.models import cl as cl_model
 from optrules.models import cl_bigm as bigm_model
 from optrules.models import cl_lower_bound as lower_bound_model
@@ -494,19 +495,13 @@ def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any]
     run.reports.append(report)
     bounds.append(report.best_bound)
     extra["model_objective"] = report.objective
-    tolerance = 1e-9 * max(1.0, abs(start.objective))
-    if report.has_solution and report.objective <= start.objective + tolerance:
-        solution = model.solution()
-        if report.status is not Status.OPTIMAL and solution.objective >= start.objective - tolerance:
-            reason = (f"{solver} stopped ({report.termination}) with no incumbent better than the SVM_C start, "
-                      "which is returned")
-            return _finish(run, start, report, bounds, "start", reason, extra)
-        # z_{j,0,0} is fixed to 1, so every assignment already starts in cluster 0 (canonical)
-        card = Scorecard(solution.assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
-        return _finish(run, StrategyResult(card, float(report.objective)), report, bounds, None, "", extra)
-    reason = (f"{solver} returned no solution better than the SVM_C start ({report.status.value}: "
-              f"{report.termination}); the start is returned")
-    return _finish(run, start, report, bounds, "start", reason, extra)
+    reason = start_fallback_reason(report, report.objective if report.has_solution else None, start.objective,
+                                   solver, "the SVM_C start")
+    if reason:
+        return _finish(run, start, report, bounds, "start", reason, extra)
+    solution = model.solution()  # z_{j,0,0} is fixed to 1, so every assignment already starts in cluster 0
+    card = Scorecard(solution.assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
+    return _finish(run, StrategyResult(card, float(report.objective)), report, bounds, None, "", extra)
 
 
 def run_strategy(strategy: str, inputs: StrategyInputs, C: float, *, draws: int = 10, solver: str | None = None,

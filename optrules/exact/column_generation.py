@@ -105,6 +105,7 @@ import scipy.sparse as sp
 from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
 from optrules.exact.rule_pricing import RC_TOLERANCE, PricingResult, beam_pricing, search_pricing
+from optrules.exact.warm_start import start_fallback_reason
 from optrules.learners.selection import greedy_cover
 from optrules.models import rule_pricing as pricing_model
 from optrules.models.rule_master import RuleMaster
@@ -676,17 +677,10 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
         with budget.stage("integer_master"):
             final = solve(master.model, master.problem_class, solver, options, warm_start=True,
                           deadline=budget.deadline)
-        tolerance = 1e-9 * max(1.0, abs(start_objective))
-        if not final.has_solution or final.objective > start_objective + tolerance:
+        reason = start_fallback_reason(final, final.objective if final.has_solution else None, start_objective,
+                                       solver, "the greedy selection over the generated clauses")
+        if reason:
             fallback = "start"
-            reason = (f"{solver} returned no better solution ({final.status.value}: {final.termination}); "
-                      "the greedy selection over the generated clauses is returned")
-        elif final.status is not Status.OPTIMAL and final.objective >= start_objective - tolerance:
-            # a stop at a limit whose incumbent is no better than the start: the start, said as such,
-            # as setcover and clm say it
-            fallback = "start"
-            reason = (f"{solver} stopped ({final.termination}) with no incumbent better than the greedy selection "
-                      "over the generated clauses, which is returned")
         else:
             chosen = np.flatnonzero(master.values() > 0.5)
     selected = [clauses[k] for k in chosen.tolist()]

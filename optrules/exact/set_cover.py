@@ -30,6 +30,7 @@ import numpy as np
 
 from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
+from optrules.exact.warm_start import start_fallback_reason
 from optrules.learners.selection import greedy_cover
 from optrules.models import set_cover as model
 from optrules.solvers import ProblemClass, SolveReport, Status, relative_gap, solve
@@ -233,18 +234,7 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
                               report.best_bound, report.gap, start_objective=start_objective, budget=budget.meta())
     own = model.extract(m).selected if report.has_solution else None
     own_objective = small.objective(own) if own is not None else None
-    tolerance = 1e-9 * max(1.0, abs(start_objective))
-    if own is None:
-        reason = (f"{solver} returned no solution ({report.status.value}: {report.termination}); "
-                  "the greedy start is returned")
-    elif own_objective > start_objective + tolerance:  # within the solver's gap tolerance, yet worse than the start
-        reason = (f"{solver}'s solution ({report.status.value}, {own_objective:.6g}) is worse than the greedy "
-                  f"start ({start_objective:.6g}), which is returned")
-    elif report.status is not Status.OPTIMAL and own_objective >= start_objective - tolerance:
-        reason = (f"{solver} stopped ({report.termination}) with no incumbent better than the greedy start, "
-                  "which is returned")
-    else:
-        reason = ""
+    reason = start_fallback_reason(report, own_objective, start_objective, solver, "the greedy start")
     chosen, fallback = (start, "start") if reason else (own, None)
     selected = np.sort(reduced.columns[chosen])
     objective = instance.objective(selected)
