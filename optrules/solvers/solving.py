@@ -79,7 +79,7 @@ def judge(out: Outcome, problem_class: ProblemClass, backend: Backend,
     """Status, termination, gap and bound from a backend outcome. Never upgrades a limit to optimal.
     OPTIMAL means proven within :data:`DEFAULT_MIP_GAP`, the tolerance every supported solver calls
     optimal by default: a stop within a looser ``mip_gap`` the user asked for is a limit like any
-    other, FEASIBLE with termination ``gap_limit`` (as SCIP's own ``gaplimit`` status is); a claimed
+    other, FEASIBLE with termination ``gap_limit``, and so is any stop SCIP calls ``gaplimit``; a claimed
     optimum whose returned point is further from the bound than the tolerance in effect is FEASIBLE
     with termination ``optimum_not_verified`` (HiGHS 1.16 once called a warm start optimal at 10.85
     while its value was 12.6, 7.9% from its bound)."""
@@ -108,7 +108,9 @@ def judge(out: Outcome, problem_class: ProblemClass, backend: Backend,
                 gap, term = 0.0, "optimal"
             elif (problem_class.is_discrete or problem_class.is_nonconvex) and \
                     gap > DEFAULT_MIP_GAP * (1 + 1e-6) + GAP_EPS:  # a global solver's branch and bound
-                within = mip_gap is not None and gap <= mip_gap * (1 + 1e-6) + GAP_EPS
+                # a stop the solver itself called a gap limit claims no optimum, even where it measured
+                # its gap on another form of the objective (cvxpy hands SCIP the objective without its constant)
+                within = term == "gap_limit" or (mip_gap is not None and gap <= mip_gap * (1 + 1e-6) + GAP_EPS)
                 return Status.FEASIBLE, "gap_limit" if within else "optimum_not_verified", gap, bound
             else:
                 term = "gap_limit"  # proven within the default tolerance, not exactly: the gap is shown
