@@ -482,20 +482,23 @@ def test_a_proven_optimum_worse_than_the_greedy_start_returns_the_start_and_says
     assert proven.objective - 1e-9 <= result.objective < everything
 
 
-@pytest.mark.parametrize(("status", "objective", "kept"), [
-    (Status.OPTIMAL, 4.169865688909288, True),  # SCIP's proven CL-bigM optimum, 4e-8 above the start: a tie
-    (Status.OPTIMAL, 4.1699, False),  # 8e-6 above: worse than the start, which is returned
-    (Status.FEASIBLE, 4.169865688909288, False),  # stopped at a limit with nothing better
-    (Status.FEASIBLE, 4.1698, True),  # stopped with a better incumbent
-    (Status.FEASIBLE, None, False),  # no solution at all
+@pytest.mark.parametrize(("status", "objective", "use_start", "fallback"), [
+    # SCIP's proven CL-bigM optimum 4e-8 above an optimal start: the start (the lower value), no fallback
+    (Status.OPTIMAL, 4.169865688909288, True, False),
+    (Status.OPTIMAL, 4.1699, True, True),  # 8e-6 above: worse than the start, which is returned
+    (Status.OPTIMAL, 4.1698, False, False),  # a better proven optimum
+    (Status.FEASIBLE, 4.169865688909288, True, True),  # stopped at a limit with nothing better
+    (Status.FEASIBLE, 4.1698, False, False),  # stopped with a better incumbent
+    (Status.FEASIBLE, None, True, True),  # no solution at all
 ])
-def test_the_warm_start_gives_way_only_to_a_solution_no_worse_within_the_solvers_tolerance(status, objective, kept):
-    from optrules.exact.warm_start import start_fallback_reason
+def test_the_warm_start_gives_way_only_to_a_solution_no_worse_within_the_solvers_tolerance(status, objective,
+                                                                                           use_start, fallback):
+    from optrules.exact.warm_start import start_or_solver
     from optrules.solvers import ProblemClass, SolveReport
 
     report = SolveReport(solver="scip", solver_version="x", problem_class=ProblemClass.MIQP, status=status,
                          termination="optimal" if status is Status.OPTIMAL else "time_limit", objective=objective,
                          best_bound=4.1698, gap=None, solve_seconds=1.0, build_seconds=0.0)
-    reason = start_fallback_reason(report, objective, 4.169865522376009, "scip", "the SVM_C start")
-    assert (reason == "") == kept
-    assert kept or "the SVM_C start" in reason
+    choice = start_or_solver(report, objective, 4.169865522376009, "scip", "the SVM_C start")
+    assert choice.use_start == use_start and bool(choice.fallback_reason) == fallback
+    assert not fallback or "the SVM_C start" in choice.fallback_reason

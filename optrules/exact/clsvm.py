@@ -54,7 +54,7 @@ from optrules.exact.budget import TimeBudget
 from optrules.exact.cl_ipopt import ipopt_available, solve_relaxation_ipopt
 from optrules.exact.mssc import mssc_1d
 from optrules.exact.scorecard import Scorecard, ScorecardDesign
-from optrules.exact.warm_start import start_fallback_reason
+from optrules.exact.warm_start import start_or_solver
 from optrules.models import cl as cl_model
 from optrules.models import cl_bigm as bigm_model
 from optrules.models import cl_lower_bound as lower_bound_model
@@ -495,10 +495,11 @@ def _exact(run: _Run, strategy: str, solver: str | None, options: dict[str, Any]
     run.reports.append(report)
     bounds.append(report.best_bound)
     extra["model_objective"] = report.objective
-    reason = start_fallback_reason(report, report.objective if report.has_solution else None, start.objective,
-                                   solver, "the SVM_C start")
-    if reason:
-        return _finish(run, start, report, bounds, "start", reason, extra)
+    choice = start_or_solver(report, report.objective if report.has_solution else None, start.objective, solver,
+                             "the SVM_C start")
+    if choice.use_start:
+        fallback = "start" if choice.fallback_reason else None
+        return _finish(run, start, report, bounds, fallback, choice.fallback_reason, extra)
     solution = model.solution()  # z_{j,0,0} is fixed to 1, so every assignment already starts in cluster 0
     card = Scorecard(solution.assignment, solution.cluster_scores, solution.omega_numeric, solution.b)
     return _finish(run, StrategyResult(card, float(report.objective)), report, bounds, None, "", extra)

@@ -105,7 +105,7 @@ import scipy.sparse as sp
 from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
 from optrules.exact.rule_pricing import RC_TOLERANCE, PricingResult, beam_pricing, search_pricing
-from optrules.exact.warm_start import start_fallback_reason
+from optrules.exact.warm_start import start_or_solver
 from optrules.learners.selection import greedy_cover
 from optrules.models import rule_pricing as pricing_model
 from optrules.models.rule_master import RuleMaster
@@ -677,11 +677,10 @@ def _integer_master(problem: RuleProblem, master: RuleMaster, clauses: list[tupl
         with budget.stage("integer_master"):
             final = solve(master.model, master.problem_class, solver, options, warm_start=True,
                           deadline=budget.deadline)
-        reason = start_fallback_reason(final, final.objective if final.has_solution else None, start_objective,
-                                       solver, "the greedy selection over the generated clauses")
-        if reason:
-            fallback = "start"
-        else:
+        choice = start_or_solver(final, final.objective if final.has_solution else None, start_objective, solver,
+                                 "the greedy selection over the generated clauses")
+        reason, fallback = choice.fallback_reason, "start" if choice.fallback_reason else None
+        if not choice.use_start:
             chosen = np.flatnonzero(master.values() > 0.5)
     selected = [clauses[k] for k in chosen.tolist()]
     objective = rule_objective(problem, selected, penalty)

@@ -30,7 +30,7 @@ import numpy as np
 
 from optrules.cover import CoverInstance
 from optrules.exact.budget import TimeBudget
-from optrules.exact.warm_start import start_fallback_reason
+from optrules.exact.warm_start import start_or_solver
 from optrules.learners.selection import greedy_cover
 from optrules.models import set_cover as model
 from optrules.solvers import ProblemClass, SolveReport, Status, relative_gap, solve
@@ -234,8 +234,9 @@ def solve_set_cover(instance: CoverInstance, max_rules: int | None = None, solve
                               report.best_bound, report.gap, start_objective=start_objective, budget=budget.meta())
     own = model.extract(m).selected if report.has_solution else None
     own_objective = small.objective(own) if own is not None else None
-    reason = start_fallback_reason(report, own_objective, start_objective, solver, "the greedy start")
-    chosen, fallback = (start, "start") if reason else (own, None)
+    choice = start_or_solver(report, own_objective, start_objective, solver, "the greedy start")
+    reason = choice.fallback_reason
+    chosen, fallback = (start if choice.use_start else own), ("start" if reason else None)
     selected = np.sort(reduced.columns[chosen])
     objective = instance.objective(selected)
     bounds = [b for b in (report.best_bound, first_bound, root_bound) if b is not None]  # all bound the reduced
