@@ -81,8 +81,8 @@ class _Syntax:
     """How a language writes the pieces of a condition (``{0}``: the column, ``{1}``: the values).
     ``member`` / ``non_member`` must be false on a missing value; ``infinite_values``: whether the
     data can hold infinite values (SQL columns cannot); ``number``: a numeric column's value as
-    compared, as a float64 (predict reads a whole number above 2**53 as the nearest float, which an
-    SQL ``INTEGER`` compared exactly with a threshold is not)."""
+    compared and scored, as a float64 (predict reads a whole number above 2**53 as the nearest float,
+    which an SQL ``INTEGER`` compared exactly with a threshold is not)."""
 
     name: Callable[[str], str]
     literal: Callable[[Any], str]
@@ -103,7 +103,7 @@ _PANDAS = _Syntax(_column, _python_literal, " & ", " | ", "{0}.isna()", "{0}.not
 _ALWAYS = "({0}.isna() | {0}.notna())"  #: pandas: true on every row, missing or not
 _SQL = _Syntax(_identifier, _sql_literal, " AND ", " OR ", "{0} IS NULL", "{0} IS NOT NULL", "{0} IN ({1})",
                "{0} NOT IN ({1})",  # unknown on NULL, which CASE reads as false
-               "FALSE", False, "CAST({0} AS REAL)")
+               "FALSE", False, "CAST({0} AS DOUBLE PRECISION)")  # REAL is 4 bytes in PostgreSQL
 
 
 def _present_part(condition: Condition, column: str, syntax: _Syntax) -> str | None:
@@ -200,7 +200,6 @@ def _rule_query(rule: Rule, first: str) -> str:
     return " & ".join(condition_query(c) for c in rule.conditions) if rule.conditions else _ALWAYS.format(first)
 
 
-
 # --------------------------------------------------------------------------- SQL
 def _rule_sql(rule: Rule) -> str:
     return " AND ".join(condition_sql(c) for c in rule.conditions) if rule.conditions else "TRUE"
@@ -212,8 +211,8 @@ def sql(ruleset: Ruleset) -> str:
     if ruleset.kind == "score":
         terms = [repr(float(ruleset.intercept))]
         terms += [f"CASE WHEN {_rule_sql(r)} THEN {float(r.weight)!r} ELSE 0 END" for r in ruleset.rules]
-        terms += [f"COALESCE({float(t.coefficient)!r} * ({_identifier(t.feature)} - {float(t.center)!r}) / "
-                  f"{float(t.scale)!r}, 0)" for t in ruleset.linear]
+        terms += [f"COALESCE({float(t.coefficient)!r} * ({_SQL.number.format(_identifier(t.feature))} - "
+                  f"{float(t.center)!r}) / {float(t.scale)!r}, 0)" for t in ruleset.linear]
         score = "\n    + ".join(terms)
         return f"CASE WHEN (\n    {score}\n) > 0 THEN {_sql_literal(ruleset.positive)} ELSE {default} END"
     if not ruleset.rules:

@@ -125,6 +125,7 @@ def test_sql_reads_whole_numbers_beyond_2_to_the_53_as_predict_does():
                                    "early"),), "late", ("ns",), ("late", "early"), positive="early")
     assert ruleset.predict(X).tolist() == ["late", "late", "early", "early"]
     assert _sqlite_predictions(ruleset, X) == ruleset.predict(X).tolist()  # the column is INTEGER in SQLite
+    assert "AS DOUBLE PRECISION" in ruleset.to_sql()  # not REAL, a 4-byte float in PostgreSQL
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
