@@ -80,6 +80,52 @@ def test_positive_f1_scorer_follows_the_positive_class():
     assert np.isfinite(scores).all() and scores.mean() > 0.5
 
 
+def test_positive_f1_scores_an_estimator_inside_a_pipeline_a_search_or_a_calibration():
+    """It read ``estimator.ruleset_`` and raised AttributeError on every wrapper (review)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, y = optrules.load("tic_tac_toe")
+    model = make_estimator("setcover-greedy", positive="negative")
+    truth = (y == "negative").to_numpy()
+    wrappers = [make_pipeline(FunctionTransformer(), model),
+                GridSearchCV(model, {"alpha": [0.7]}, cv=2),
+                CalibratedClassifierCV(model, cv=2)]
+    for wrapper in wrappers:
+        fitted = clone(wrapper).fit(X, y)
+        predicted = fitted.predict(X) == "negative"
+        expected = 2 * (truth & predicted).sum() / (truth.sum() + predicted.sum())
+        assert optrules.positive_f1(fitted, X, y) == pytest.approx(expected)
+    with pytest.raises(TypeError, match="holds none"):
+        optrules.positive_f1(FunctionTransformer().fit(X), X, y)
+
+
+def test_positive_f1_of_a_decision_list_breaks_a_tie_as_the_binary_default_does():
+    """On a 50/50 split the binary methods learn the last class ('pos'); positive_f1 scored a list's
+    first class ('neg') there."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120)})
+    y = np.where(np.arange(120) < 60, "neg", "pos")
+    X.loc[y == "pos", "a"] += 1.0
+    listed = make_estimator("prepend").fit(X, y)
+    assert make_estimator("setcover-greedy").fit(X, y).ruleset_.positive == "pos"
+    truth, predicted = y == "pos", listed.predict(X) == "pos"
+    expected = 2 * (truth & predicted).sum() / (truth.sum() + predicted.sum())
+    assert optrules.positive_f1(listed, X, y) == pytest.approx(expected)
+
+
+def test_a_scorecard_fitted_on_more_than_two_classes_has_no_decision_function():
+    """One score of the positive class against the rest, paired by CalibratedClassifierCV with
+    classes_[0], calibrated to probability 1 for that class on every row (accuracy 0.33 against 0.66)."""
+    X, y = _small("heart_statlog", 150)
+    y = pd.Series(np.array(["a", "b", "c"])[np.arange(len(y)) % 3], index=y.index).where(y == "presence", "d")
+    model = make_estimator("svm-c", positive="d").fit(X, y)
+    assert len(model.classes_) == 4 and not hasattr(model, "decision_function")
+    assert hasattr(make_estimator("svm-c"), "decision_function")  # unfitted: the binary case's method
+    calibrated = CalibratedClassifierCV(make_estimator("svm-c", positive="d"), cv=3).fit(X, y)
+    assert (calibrated.predict(X) == model.predict(X)).mean() > 0.6
+
+
 def _duplicated(X: pd.DataFrame, y: pd.Series, weights: np.ndarray) -> tuple[pd.DataFrame, pd.Series]:
     rows = np.repeat(np.arange(len(X)), weights)
     return X.iloc[rows].reset_index(drop=True), y.iloc[rows].reset_index(drop=True)
@@ -483,3 +529,10 @@ def test_finite_values_near_the_float_maximum_are_learned(method):
         warnings.simplefilter("ignore", RuntimeWarning)  # a scorecard's score may overflow to the float maximum
         model = make_estimator(method, positive="p").fit(X, y)
         assert (model.predict(X) == y).all()
+
+
+def test_a_degenerate_fit_whose_categories_were_all_grouped_names_the_grouping():
+    X = pd.DataFrame({"colour": [f"c{i}" for i in range(20)] * 3})
+    y = np.array(["y" if i % 2 else "n" for i in range(60)])
+    with pytest.warns(optrules.DegenerateFitWarning, match=r"every category of \['colour'\] was grouped into one"):
+        make_estimator("setcover-greedy", positive="y", min_frequency=0.1).fit(X, y)

@@ -29,7 +29,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from optrules.data import (BinaryTarget, Schema, align_categories, binarize_target, class_order,
+from optrules.data import (OTHER, BinaryTarget, Schema, align_categories, binarize_target, class_order,
                            group_categories, matching_label, numeric_column, validate_features, validate_target)
 from optrules.estimators.params import (Columns, Constraint, Either, Integer, OneOf, Options, Real, check_parameters,
                                         check_value)
@@ -284,6 +284,10 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
         kept = data.frame[data.weights > 0]  # a missing value counts as a value: "x is missing" is a condition
         if all(kept[f].nunique(dropna=False) < 2 for f in kept.columns):
+            grouped = [f for f in data.schema.categorical_features if kept[f].isin([OTHER]).any()]
+            if grouped:
+                return [f"{NOTHING_VARIES}; every category of {grouped} was grouped into one (max_categories, "
+                        f"min_frequency): keep more categories"]
             return [NOTHING_VARIES]
         causes = []
         if self.binary:

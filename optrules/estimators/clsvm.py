@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.metaestimators import available_if
 
 from optrules.data import Schema, matching_label
 from optrules.estimators.base import COMMON_PARAMETERS, NOTHING_VARIES, RulesetClassifier, TrainingData
@@ -75,6 +76,15 @@ def class_weights(class_weight: Any, labels: np.ndarray, is_positive: np.ndarray
                                     f"are {known}")
     by_label = {named[key]: float(weight) for key, weight in class_weight.items()}
     return weights * np.array([by_label.get(v, 1.0) for v in labels.tolist()])
+
+
+def _two_classes(estimator: CLSVMClassifier) -> bool:
+    """Whether a scorecard has a scikit-learn decision function: unfitted, or fitted on two classes."""
+    if hasattr(estimator, "classes_") and len(estimator.classes_) != 2:
+        raise AttributeError(f"decision_function is not available: this scorecard was fitted on "
+                             f"{len(estimator.classes_)} classes (its positive class against the rest); use "
+                             f"predict_proba, which has a column per class")
+    return True
 
 
 class CLSVMClassifier(RulesetClassifier):
@@ -248,7 +258,7 @@ class CLSVMClassifier(RulesetClassifier):
 
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
         causes = super()._degenerate_causes(data)
-        if causes[:1] == [NOTHING_VARIES]:
+        if causes and causes[0].startswith(NOTHING_VARIES):
             return causes
         if not data.schema.categorical_features:
             causes.append("no categorical feature to cluster: the scorecard is a linear SVM on the numeric "
@@ -259,11 +269,13 @@ class CLSVMClassifier(RulesetClassifier):
                           f"rows: class_weight='balanced' weighs the classes equally")
         return causes
 
+    @available_if(_two_classes)
     def decision_function(self, X: Any) -> np.ndarray:
-        """The scorecard's score of every row, oriented as scikit-learn's binary classifiers: on two
-        classes > 0 means ``classes_[1]`` (the score negated when the positive class is ``classes_[0]``);
-        on more, > 0 means the positive class against the rest."""
+        """The scorecard's score of every row, oriented as scikit-learn's binary classifiers: > 0 means
+        ``classes_[1]`` (the score negated when the positive class is ``classes_[0]``). A scorecard
+        fitted on more classes has none: scikit-learn reads a score per class there (n x K, as
+        ``CalibratedClassifierCV`` does), and one score of the positive class against the rest paired
+        with ``classes_[0]`` made nonsense; its ``predict_proba`` has a column per class."""
         X = self._check_predict_input(X)
         score = self.ruleset_.decision_function(X)
-        classes = self.ruleset_.classes
-        return -score if len(classes) == 2 and classes.index(self.ruleset_.positive) == 0 else score
+        return -score if self.ruleset_.classes.index(self.ruleset_.positive) == 0 else score
