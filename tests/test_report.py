@@ -82,6 +82,16 @@ def test_ties_as_printed_are_all_bold_and_share_the_rank():
     assert table.at[RANK_ROW, "a"] == "2.5 (0.5)" and table.at[RANK_ROW, "c"] == "1.5 (0.5)"
 
 
+def test_bold_and_ranks_follow_the_printed_means_where_rounding_halves_differ():
+    """pandas' round put 1.05 at 1.0 while the table printed 1.1, and 1.15 at 1.2 while it printed 1.1:
+    a printed 1.1 was bold beside other printed 1.1 cells that were not (review)."""
+    results = pd.DataFrame({"dataset": ["d1"] * 3 + ["d2"] * 3, "method": ["a", "b", "c"] * 2,
+                            "n_rules": [1.05, 1.1, 1.15, 3.0, 2.0, 1.0]})
+    table = summary_table(results, "n_rules")
+    assert [table.at["d1", m].split(" ")[0] for m in "abc"] == ["**1.1", "**1.1", "**1.1"]
+    assert table.at[RANK_ROW, "a"] == "2.5 (0.5)" and table.at[RANK_ROW, "c"] == "1.5 (0.5)"
+
+
 # ---------------------------------------------------------------------------------------------
 # Markers, degenerate models, baselines
 # ---------------------------------------------------------------------------------------------

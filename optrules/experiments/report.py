@@ -167,9 +167,15 @@ def rank_scores(results: pd.DataFrame, metric: str) -> pd.DataFrame:
     return key.loc[complete, applies]
 
 
+def as_printed(value: float, decimals: int) -> float:
+    """``value`` as a table prints it, ``f"{value:.{decimals}f}"`` (pandas' ``round`` differs on halves:
+    1.05 prints 1.1 but rounds to 1.0); NaN stays NaN."""
+    return value if np.isnan(value) else float(f"{value:.{decimals}f}")
+
+
 def _rank_key(cells: dict[str, pd.DataFrame], metric: str) -> pd.DataFrame:
     """The means rounded as printed; on a complexity measure a cell with a degenerate fit is +inf."""
-    key = cells["mean"].round(METRICS[metric].decimals)
+    key = cells["mean"].map(lambda mean: as_printed(mean, METRICS[metric].decimals))
     return key.mask(cells["degenerate"] > 0, np.inf) if metric in COMPLEXITY else key
 
 
