@@ -474,17 +474,41 @@ def test_prepend_paper_trivial_models_are_those_of_the_paper_s_splits(scripts, t
     labels = pd.read_csv(path)["class"].to_numpy()
     folds = list(ShuffleSplit(4, train_size=0.8, random_state=0).split(labels))  # the paper's: unstratified
     majority, all_positive = direct_trivial(labels, folds, "yes")
-    assert trivial == pytest.approx({"majority accuracy": majority, "all-positive F1": all_positive, "classes": 2})
+    chance = np.mean([1 / len(np.unique(labels[test])) for _, test in folds])
+    assert trivial == pytest.approx({"majority accuracy": majority, "all-positive F1": all_positive, "classes": 2,
+                                     "chance": chance})
 
 
 def test_prepend_paper_fails_a_constant_list_whatever_its_accuracy(scripts):
     bench = scripts("prepend_paper")
     constant = np.full(5, 50.0)  # one class predicted everywhere: balanced accuracy 50 on every split
-    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 99.0, constant, 2)) == "FAIL (balanced accuracy)"
-    assert bench.verdict_of(bench.row_checks("mushroom", "append", 99.0, constant, 2)) == "FAIL (balanced accuracy)"
-    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 99.0, np.full(5, 98.0), 2)) == "pass"
-    assert bench.verdict_of(bench.row_checks("mushroom", "prepend-ip2", 90.0, np.full(5, 98.0), 2)) == "FAIL (accuracy)"
-    assert bench.verdict_of(bench.row_checks("toy", "append", 60.0, np.full(5, 100.0 / 3), 3)) == "FAIL (balanced accuracy)"
+    def verdict(name, variant, accuracy, balanced, chance):
+        return bench.verdict_of(bench.row_checks(name, variant, accuracy, balanced, chance))
+
+    assert verdict("mushroom", "prepend-ip2", 99.0, constant, 50.0) == "FAIL (balanced accuracy)"
+    assert verdict("mushroom", "append", 99.0, constant, 50.0) == "FAIL (balanced accuracy)"
+    assert verdict("mushroom", "prepend-ip2", 99.0, np.full(5, 98.0), 50.0) == "pass"
+    assert verdict("mushroom", "prepend-ip2", 90.0, np.full(5, 98.0), 50.0) == "FAIL (accuracy)"
+    assert verdict("toy", "append", 60.0, np.full(5, 100.0 / 3), 100.0 / 3) == "FAIL (balanced accuracy)"
+
+
+def test_a_constant_list_fails_on_multi_class_splits_that_miss_some_classes(scripts):
+    """On zoo's 20-row test splits (4-7 of its 7 classes each) a constant list scored 16.2-16.5% balanced
+    accuracy, above 100 / 7 = 14.3%, and passed; chance is now what a constant prediction scores there."""
+    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.model_selection import ShuffleSplit
+
+    acceptance, bench = scripts("acceptance"), scripts("prepend_paper")
+    labels = np.repeat(np.array(list("abcdefg")), [41, 20, 13, 10, 8, 5, 4])  # zoo's class sizes
+    folds = list(ShuffleSplit(20, train_size=0.8, random_state=0).split(labels))
+    constant = []
+    for train, test in folds:
+        values, counts = np.unique(labels[train], return_counts=True)
+        constant.append(100 * balanced_accuracy_score(labels[test], np.full(len(test), values[counts.argmax()])))
+    chance = 100 * acceptance.constant_chance(labels, folds)
+    assert chance > 100 / 7 and np.mean(constant) > 100 / 7  # the premise: 1 / 7 lets a constant list pass
+    assert bench.verdict_of(bench.row_checks("zoo", "append", 60.0, np.array(constant), chance)) == \
+        "FAIL (balanced accuracy)"
 
 
 def fake_results(dataset: str, method: str, accuracy: list[float], balanced: list[float], complexity: float,
