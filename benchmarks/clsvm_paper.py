@@ -86,7 +86,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -100,8 +100,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
                         seed_spread, standard_error, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_data_arguments, check_positive, csv_dataset, is_bundled, parse_positive,  # noqa: E402
-                        positive_of)
+from paper_data import (add_data_arguments, check_entry, check_positive, csv_dataset, is_bundled,  # noqa: E402
+                        parse_positive, positive_of)
 
 TRAIN_SIZE = {"german": 700, "australian": 500, "car_evaluation": 1200, "mushroom": 5000, "adult": 5000}
 POSITIVE = {"german": "good", "australian": "+", "car_evaluation": "unacc", "mushroom": "e", "adult": ">50K"}
@@ -158,11 +158,15 @@ def log(*args: Any) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any]:
+def dataset_entry(spec: str, runs: Path, data_dir: Path | None,
+                  positives: dict[str | None, str] | None = None) -> dict[str, Any]:
     """The runner's entry for a dataset of ``--datasets``: a dataset of Table 1 with its training size
     and positive class (car_evaluation as the binary unacc-vs-rest data set, written once to
     ``runs/data/``), else a CSV with its manifest's training size (a ``SystemExit`` naming the key
-    when the entry has none)."""
+    when the entry has none). ``positives`` (``--positive``) overrides the positive class before a
+    multi-class dataset is made binary; a positive class that is no label, or a CSV named like a
+    dataset of Table 1 whose size is not that dataset's, is a ``SystemExit`` (``check_entry``)."""
+    positives = positives or {}
     if spec not in TRAIN_SIZE:
         if is_bundled(spec, data_dir):
             raise SystemExit(f"clsvm_paper.py: {spec!r} is bundled but not a dataset of Table 1 "
@@ -174,6 +178,9 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
                              f"needs \"train_size\" (rows per training split, or a fraction below 1) in its "
                              f"entry of {Path(entry['path']).parent / 'manifest.json'}")
         entry = {**entry, "train_size": manifest["train_size"]}
+        if positive_of(positives, entry["name"]) is not None:
+            entry["positive"] = positive_of(positives, entry["name"])
+        check_entry(entry, TRAIN_SIZE)
         if entry.get("positive") is None:
             return entry
         X, y = optrules.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"),
@@ -181,7 +188,9 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None) -> dict[str, Any
         return binarised(entry, X, y, runs)
     is_bundled(spec, data_dir)  # a different file of this name in --data-dir is an error, never used silently
     name = spec
-    entry: dict[str, Any] = {"name": name, "positive": POSITIVE[name], "train_size": TRAIN_SIZE[name]}
+    entry: dict[str, Any] = {"name": name, "positive": positive_of(positives, name) or POSITIVE[name],
+                             "train_size": TRAIN_SIZE[name]}
+    check_entry(entry, TRAIN_SIZE)
     if name != "car_evaluation":
         return entry
     X, y = optrules.load(name)
@@ -311,16 +320,18 @@ def trivial_of(config: dict[str, Any], name: str, results: pd.DataFrame) -> tupl
     return trivial_scores(splits.labels, folds, splits.positive), ""
 
 
-def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, Stored]]:
+def load_results(runs: Path, seeds: Sequence[int] | None = None) -> tuple[pd.DataFrame, dict[str, Stored]]:
     """Every completed dataset run under ``runs``, with a ``seed`` column (empty for a run made
     before the script had seeds): the rows (datasets in Table 1's order, then the others by name),
     and what the report needs besides them per dataset (``Stored``). A dataset with runs of its own
-    seeds (``seed-*``) is read from those only."""
+    seeds (``seed-*``) is read from those only, and only from ``seeds`` when given (a run's report
+    is of the seeds it was asked for, not of seeds an earlier run left in ``runs``)."""
     frames, stored = [], {}
     others = sorted(d.name for d in runs.glob("*") if d.is_dir() and d.name not in TRAIN_SIZE) if runs.is_dir() else []
     for name in [*TRAIN_SIZE, *others]:
         seeded_runs = sorted((int(d.name.removeprefix("seed-")), d) for d in (runs / name).glob("seed-*")
-                             if (d / "results.csv").is_file())
+                             if (d / "results.csv").is_file()
+                             and (seeds is None or int(d.name.removeprefix("seed-")) in seeds))
         if seeded_runs:
             table = pd.concat([_read_table(d / "results.csv").assign(seed=seed) for seed, d in seeded_runs],
                               ignore_index=True)
@@ -331,7 +342,9 @@ def load_results(runs: Path) -> tuple[pd.DataFrame, dict[str, Stored]]:
             continue
         table["seed"] = table["seed"].astype("Int64")
         config = stored_config(first, runs)
-        limits = [float(m["solver_options"]["time_limit"]) for m in config["methods"] if m["name"] == "clm"]
+        directories = [d for _, d in seeded_runs] or [first]  # clm may have run under another seed than the first
+        limits = [float(m["solver_options"]["time_limit"]) for d in directories
+                  for m in stored_config(d, runs)["methods"] if m["name"] == "clm"]
         trivial, note = trivial_of(config, name, table)
         stored[name] = Stored(limits[0] if limits else None,
                               frozenset(m["label"] for m in config["methods"] if not seeded(m)), seeds, trivial, note)
@@ -617,13 +630,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     runs = Path(args.runs)
     if not args.report_only:
-        datasets = [dataset_entry(spec, runs, args.data_dir) for spec in args.datasets]
         positives = parse_positive(args.positive)
+        datasets = [dataset_entry(spec, runs, args.data_dir, positives) for spec in args.datasets]
         check_positive(positives, [d["name"] for d in datasets])
         for dataset in datasets:
             name = dataset["name"]
-            if positive_of(positives, name) is not None:
-                dataset["positive"] = positive_of(positives, name)
             config = experiment(dataset, args.splits, args.strategies, args.clm_time_limit, args.jobs)
             for seed, seed_config in seed_configs(config, args.seeds, seeded):
                 directory = seed_directory(runs, name, seed)
@@ -637,7 +648,7 @@ def main(argv: list[str] | None = None) -> None:
                     log(f"{name} seed {seed} {strategy}: accuracy {100 * mine['accuracy'].mean():.2f}, complexity "
                         f"{mine['complexity'].mean():.2f}, fit {mine['fit_seconds'].mean():.1f} s, "
                         f"statuses {({k: int(v) for k, v in mine['status'].fillna('-').value_counts().items()})}")
-    results, stored = load_results(runs)
+    results, stored = load_results(runs, None if args.report_only else args.seeds)
     command = "python benchmarks/clsvm_paper.py " + " ".join(without_note(sys.argv[1:] if argv is None else argv))
     report(results, stored, Path(args.out), command, args.note)
 

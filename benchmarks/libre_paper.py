@@ -134,7 +134,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, fold_means, mean_spread, trivial_scores,  # noqa: E402  (benchmarks/acceptance.py)
                         verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_results_arguments, check_positive, done, find_csv, is_bundled,  # noqa: E402
+from paper_data import (add_results_arguments, check_entry, check_positive, done, find_csv, is_bundled,  # noqa: E402
                         manifest_entry, parse_positive, positive_of, save)
 
 MAX_FEATURES = 5
@@ -748,6 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     positives = parse_positive(args.positive)
     check_positive(positives, [d.name for d in datasets])
     datasets = [with_positive(d, positive_of(positives, d.name)) for d in datasets]
+    for dataset in datasets:  # before any fit (rows are checked against the paper's by checked_row)
+        check_entry(dataset.entry, ())
     runs = Path(args.runs) if args.runs else out.with_name(out.stem + "_runs")
 
     rows, details, total = [], [], 0.0

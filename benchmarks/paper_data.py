@@ -150,6 +150,39 @@ def check_positive(positives: dict[str | None, str], names: list[str]) -> None:
         raise SystemExit(f"--positive: {', '.join(unknown)} is not a dataset of this run ({', '.join(names)})")
 
 
+def entry_labels(entry: dict[str, Any]) -> Any:
+    """The labels of a runner dataset entry (a bundled dataset by name, or a CSV by ``path``), read
+    as the runner reads them; a ``SystemExit`` naming the dataset when the file does not read (a
+    label or column its manifest names is not in it)."""
+    try:
+        if "path" not in entry:
+            return optrules.load(entry["name"])[1]
+        return optrules.load_csv(entry["path"], label=entry.get("label") or "class",
+                                 categorical=entry.get("categorical"), numeric=entry.get("numeric"),
+                                 missing=entry.get("missing"))[1]
+    except ValueError as error:
+        raise SystemExit(f"dataset {entry['name']!r}: {error}") from None
+
+
+def check_entry(entry: dict[str, Any], paper_names: Any, tolerance: float = 0.05) -> None:
+    """Before any fit: a ``SystemExit`` when the entry's positive class is no label of its data
+    (naming the labels), or when a CSV is named like a dataset of the paper (a name in ``paper_names``
+    that is also a bundled dataset's) but its number of rows is more than ``tolerance`` from that
+    dataset's: it would be compared with the paper's figures."""
+    labels = entry_labels(entry).astype(str)
+    positive = entry.get("positive")
+    if positive is not None and str(positive) not in set(labels):
+        raise SystemExit(f"dataset {entry['name']!r}: positive class {positive!r} is not a label; labels: "
+                         f"{sorted(set(labels))}")
+    name = entry["name"]
+    if "path" in entry and name in paper_names and name in optrules.datasets.list_datasets():
+        rows = optrules.datasets.info(name)["n_rows"]
+        if abs(len(labels) - rows) > tolerance * rows:
+            raise SystemExit(f"dataset {name!r} ({entry['path']}) is named like the paper's {name!r} but has "
+                             f"{len(labels):,} rows against its {rows:,}: it would be compared with the paper's "
+                             f"figures; rename the file")
+
+
 def results_file(runs: Path, name: str) -> Path:
     """Where a script keeps dataset ``name``'s results."""
     return runs / f"{name}.json"

@@ -88,8 +88,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, constant_chance, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
                         seed_spread, takes_seed, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_data_arguments, add_results_arguments, check_positive, csv_dataset,  # noqa: E402
-                        done, is_bundled, parse_positive, positive_of, save)
+from paper_data import (add_data_arguments, add_results_arguments, check_entry, check_positive,  # noqa: E402
+                        csv_dataset, done, is_bundled, parse_positive, positive_of, save)
 
 CONFIG = Path(__file__).parent / "configs" / "prepend.toml"
 #: the learner's seeds (random_state) of the variants that draw random numbers (none does)
@@ -126,11 +126,8 @@ def dataset_entry(spec: str, bundled: list[dict[str, Any]], data_dir: Path | Non
     """The runner's entry of a dataset of ``--datasets``: the configuration's for its datasets, any
     other bundled dataset by name, else a CSV's (``paper_data.csv_dataset``: its manifest's label,
     categorical columns and positive class)."""
-    for entry in bundled:
-        if entry["name"] == spec:
-            return dict(entry)
-    if is_bundled(spec, data_dir):
-        return {"name": spec}
+    if is_bundled(spec, data_dir):  # a different file of this name in data_dir is an error, never used silently
+        return next((dict(entry) for entry in bundled if entry["name"] == spec), {"name": spec})
     return csv_dataset(spec, data_dir)[0]
 
 
@@ -147,6 +144,7 @@ def experiment(args: argparse.Namespace) -> dict[str, Any]:
     for entry in config["datasets"]:
         if positive_of(positives, entry["name"]) is not None:
             entry["positive"] = positive_of(positives, entry["name"])
+        check_entry(entry, PAPER_ACCURACY)  # before any fit: a positive class that is a label, a paper name
     config["methods"] = [{**m, "params": {**m["params"], "max_nodes": args.max_nodes, "tests": args.tests}}
                          for m in config["methods"] if m["label"] in variants]
     config["parallel"]["jobs"] = args.jobs

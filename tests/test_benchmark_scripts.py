@@ -704,3 +704,34 @@ def test_brcg_paper_names_a_manifest_positive_class_that_is_no_label(scripts, tm
     write_nominal(tmp_path, manifest={"positive_class": "maybe"})
     with pytest.raises(SystemExit, match=r"dataset 'toy': positive class 'maybe' .* is not a label"):
         bench.load("toy", tmp_path)
+
+
+def test_paper_scripts_check_every_dataset_before_any_fit(scripts, tmp_path):
+    """A positive class that is no label stopped a run only when its dataset's turn came, after the
+    earlier datasets' fits; a CSV merely named like a paper dataset was compared with the paper."""
+    paper_data = scripts("paper_data")
+    path = write_nominal(tmp_path)
+    entry = {"name": "toy", "path": str(path), "label": "class"}
+    paper_data.check_entry({**entry, "positive": "yes"}, ())
+    with pytest.raises(SystemExit, match=r"positive class 'maybe' is not a label; labels: \['no', 'yes'\]"):
+        paper_data.check_entry({**entry, "positive": "maybe"}, ())
+    with pytest.raises(SystemExit, match="label column 'outcome' not found"):
+        paper_data.check_entry({**entry, "label": "outcome"}, ())
+    named = write_nominal(tmp_path, name="australian")  # 60 rows, against the paper's 690
+    with pytest.raises(SystemExit, match="named like the paper's 'australian' but has 60 rows against its 690"):
+        paper_data.check_entry({"name": "australian", "path": str(named), "label": "class"}, ["australian"])
+    paper_data.check_entry({"name": "australian", "path": str(named), "label": "class"}, [])  # not a paper name
+
+
+def test_clsvm_paper_applies_positive_before_making_a_multi_class_csv_binary(scripts, tmp_path):
+    """--positive was applied after the manifest's class had made the data binary: the run stopped on
+    ['invertebrate', 'rest'], or, without a manifest class, split on every class."""
+    import optrules
+
+    bench = scripts("clsvm_paper")
+    (tmp_path / "csv").mkdir()
+    write_bundled(tmp_path / "csv", "car_evaluation", "car_csv", train_size=1200, positive_class="unacc")
+    entry = bench.dataset_entry("car_csv", tmp_path / "runs", tmp_path / "csv", {None: "acc"})
+    labels = pd.read_csv(entry["path"])["class"]
+    assert entry["positive"] == "acc" and set(labels) == {"acc", "rest"}
+    assert (labels == "acc").sum() == (optrules.load("car_evaluation")[1].astype(str) == "acc").sum()
