@@ -735,3 +735,15 @@ def test_clsvm_paper_applies_positive_before_making_a_multi_class_csv_binary(scr
     labels = pd.read_csv(entry["path"])["class"]
     assert entry["positive"] == "acc" and set(labels) == {"acc", "rest"}
     assert (labels == "acc").sum() == (optrules.load("car_evaluation")[1].astype(str) == "acc").sum()
+
+
+def test_clsvm_paper_reports_the_seeds_it_was_given(scripts, tmp_path):
+    """A run with --seeds 0 into runs that held seed 1 from an earlier run reported both seeds' means."""
+    bench = scripts("clsvm_paper")
+    (tmp_path / "csv").mkdir()
+    write_bundled(tmp_path / "csv", "australian", "credit", train_size=200)
+    bench.main(["--datasets", "credit", "--data-dir", str(tmp_path / "csv"), "--splits", "1", "--strategies", "svm-c",
+                "--seeds", "0", "1", "--jobs", "1", "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "a.md")])
+    assert set(bench.load_results(tmp_path / "runs")[0]["seed"]) == {0, 1}
+    table, stored = bench.load_results(tmp_path / "runs", [0])
+    assert set(table["seed"]) == {0} and stored["credit"].seeds == (0,)
