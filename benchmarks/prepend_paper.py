@@ -85,8 +85,8 @@ from scipy.stats import ttest_rel
 from optrules.experiments import load_config, run
 
 sys.path.insert(0, str(Path(__file__).parent))
-from acceptance import (beyond_prior, constant_chance, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
-                        seed_spread, takes_seed, trivial_scores, verdict_of)
+from acceptance import (beyond_prior, constant_chance, fold_means, mean_spread, runner_splits,  # noqa: E402
+                        seed_configs, seed_spread, takes_seed, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
 from paper_data import (add_data_arguments, add_results_arguments, check_entry, check_positive,  # noqa: E402
                         csv_dataset, done, is_bundled, parse_positive, positive_of, save)
