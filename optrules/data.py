@@ -230,8 +230,7 @@ def _object_vector(values: Sequence[Any]) -> np.ndarray:
 
 def validate_target(y: Any, n_samples: int) -> np.ndarray:
     """Labels as a 1-d object array; errors for NaN labels, a length mismatch, a continuous target,
-    classes that differ only in type (``1`` and
-    ``'1'``), or fewer than two classes.
+    classes that differ only in type (``1`` and ``'1'``), or fewer than two classes.
 
     A column vector (shape ``(n, 1)``: a 2-d array or a one-column DataFrame) is read as its one
     column, with scikit-learn's ``DataConversionWarning``.

@@ -160,9 +160,9 @@ def query(ruleset: Ruleset, rule: int | None = None) -> str:
     row whose index, or a column named ``index``, is missing."""
     first = _PANDAS.name(ruleset.features[0])
     rules = ruleset.rules if rule is None else (_rule_at(ruleset, rule),)
-    used = {c.feature for r in rules for c in r.conditions}
-    _check_query_names(used | ({ruleset.features[0]} if not all(r.conditions for r in rules) or not rules else set()),
-                       ruleset.features)
+    on_first = not rules or not all(r.conditions for r in rules)  # "no rule" and "every row" name the first feature
+    named = {c.feature for r in rules for c in r.conditions} | ({ruleset.features[0]} if on_first else set())
+    _check_query_names(named, ruleset.features)
     if rule is not None:
         return _rule_query(rules[0], first)
     if not ruleset.rules:

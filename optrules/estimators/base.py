@@ -93,6 +93,15 @@ def _check_weighted_classes(labels: np.ndarray, weights: np.ndarray) -> None:
                          f"of 0 removes its row); at least two classes need rows of positive weight")
 
 
+def _check_weighted_positive(positive: Any, labels: np.ndarray, weights: np.ndarray) -> None:
+    """Refuse a positive class (a label of ``labels``; any other value is refused later, naming the
+    labels) whose rows all weigh 0: there is no positive row to learn from."""
+    named = None if positive is None else matching_label(positive, class_order(labels))
+    if named is not None and not any(w > 0 for w, c in zip(weights, labels.tolist()) if c == named):
+        raise ValueError(f"the positive class {named!r} has only rows of sample_weight 0 (a weight of 0 removes "
+                         f"its row): there is no positive row to learn from")
+
+
 def _check_array_kind(X: Any) -> None:
     if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
         raise TypeError("sparse input is not supported: pass a dense array or a DataFrame")
@@ -201,10 +210,7 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         _check_weighted_classes(labels, weights)
         frame, groups = group_categories(frame, schema, weights, self.max_categories, self.min_frequency)
         positive, positive_from = self._resolve_positive(y, labels, weights)
-        named = None if positive is None else matching_label(positive, class_order(labels))
-        if named is not None and not any(w > 0 for w, c in zip(weights, labels.tolist()) if c == named):
-            raise ValueError(f"the positive class {named!r} has only rows of sample_weight 0 (a weight of 0 "
-                             f"removes its row): there is no positive row to learn from")
+        _check_weighted_positive(positive, labels, weights)
         rng = np.random.default_rng(getattr(self, "random_state", None))
         data = TrainingData(frame, schema, labels, weights, positive)
         with one_blas_thread():  # results that do not depend on the environment's thread settings
