@@ -116,7 +116,12 @@ def _fit_command(args: argparse.Namespace) -> int:
         params.setdefault("random_state", method_seed(args.seed, 0))
     estimator = make_estimator(args.method, **params)  # every parameter checked before the data is read
     name, X, y = _load_data(args)
-    positive = args.positive if args.positive is not None else y.attrs.get("positive")
+    chosen = args.positive
+    if args.csv is not None and chosen is not None:  # load_csv names it as the file writes it ("1" -> "1.0")
+        chosen = y.attrs["positive"]
+        if params.get("positive") == args.positive:
+            estimator.set_params(positive=chosen)
+    positive = chosen if chosen is not None else y.attrs.get("positive")
     if positive is None:
         positive = minority_class(y.value_counts().to_dict())
     counts = y.value_counts()

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import optrules
 from optrules.cli import main
 
 
@@ -275,3 +276,16 @@ def test_a_dataset_after_methods_is_named_and_a_closed_pipe_ends_quietly(capsys,
     for buffered in (False, True):
         monkeypatch.setattr(sys, "stdout", ClosedPipe(buffered))
         assert main(["datasets"]) == 1  # as Python exits on a broken pipe, without a traceback
+
+
+def test_a_positive_class_given_as_1_names_the_label_1_0_of_a_csv(tmp_path, capsys):
+    """pandas writes a 0/1 label as 0.0 / 1.0: `--positive 1` was refused by fit while `--param
+    positive=1` and the Python API took it."""
+    X, y = optrules.load("tic_tac_toe")
+    path = tmp_path / "coded.csv"
+    X.assign(**{"class": (y == "positive").astype(float)}).to_csv(path, index=False)
+    assert set(optrules.datasets.load_csv(path, positive=1)[1].attrs.items()) >= {("positive", "1.0")}
+    assert main(["fit", "--csv", str(path), "--positive", "1", "--method", "setcover-greedy"]) == 0
+    assert "positive class '1.0'" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="positive class 2 is not a value"):
+        optrules.datasets.load_csv(path, positive=2)

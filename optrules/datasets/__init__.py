@@ -243,6 +243,14 @@ def load(name: str) -> tuple[pd.DataFrame, pd.Series]:
 # --------------------------------------------------------------------------
 
 
+def _same_number(text: str, other: str) -> bool:
+    """Whether two texts are the same number ("1" and "1.0"); False when either is not a number."""
+    try:
+        return float(text) == float(other)
+    except ValueError:
+        return False
+
+
 def _is_gzip(path: Path) -> bool:
     """True if the file starts with the gzip magic number."""
     with open(path, "rb") as fh:
@@ -351,7 +359,9 @@ def load_csv(
             returned as ``y``.
         positive: optional positive class. It does not change ``y``; it is
             only checked to be one of the label values (non-string values are
-            compared through ``str()``, so ``1`` matches ``"1"``) and stored
+            compared through ``str()``, so ``1`` matches ``"1"``; a number
+            names the one label that is the same number, so ``"1"`` matches
+            ``"1.0"``) and stored
             in ``y.attrs["positive"]`` (as the string found in the file).
         categorical: columns to force to ``category`` dtype.
         numeric: columns that are numbers, not codes (checked, not warned about).
@@ -491,6 +501,9 @@ def load_csv(
     classes = set(y.unique())
     if positive is not None:
         pos_key = positive if isinstance(positive, str) else str(positive)
+        same_number = [c for c in classes if _same_number(c, pos_key)]
+        if pos_key not in classes and len(same_number) == 1:  # "1" names the label "1.0" of a 0.0 / 1.0 column
+            pos_key = same_number[0]
         if pos_key not in classes:
             raise ValueError(
                 f"positive class {positive!r} is not a value of label column "
