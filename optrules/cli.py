@@ -93,6 +93,10 @@ def _fit_command(args: argparse.Namespace) -> int:
     from optrules.experiments.run import test_scores
 
     _check_data_arguments(args)
+    if not 0 < args.test_size < 1:  # scikit-learn's own message spoke of train_test_split and whole numbers
+        raise ValueError(f"--test-size must be a fraction of the rows in (0, 1), got {args.test_size!r}")
+    if not 0 <= args.seed < 2 ** 32:
+        raise ValueError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     params = dict(args.param or [])
     if args.solver:
         params["solver"] = args.solver

@@ -289,3 +289,13 @@ def test_a_positive_class_given_as_1_names_the_label_1_0_of_a_csv(tmp_path, caps
     assert "positive class '1.0'" in capsys.readouterr().out
     with pytest.raises(ValueError, match="positive class 2 is not a value"):
         optrules.datasets.load_csv(path, positive=2)
+
+
+@pytest.mark.parametrize(("flag", "message"), [
+    (["--test-size", "3"], r"--test-size must be a fraction of the rows in \(0, 1\), got 3.0"),
+    (["--seed", "-1"], r"--seed must be an integer in \[0, 2\*\*32\), got -1"),
+])
+def test_fit_names_a_bad_split_flag(capsys, flag, message):
+    """scikit-learn's train_test_split messages named neither flag (and allowed whole numbers)."""
+    assert main(["fit", "--dataset", "monk1", "--method", "setcover-greedy", *flag]) == 2
+    assert re.search(message, capsys.readouterr().err)
