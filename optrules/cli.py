@@ -139,15 +139,21 @@ def _fit_command(args: argparse.Namespace) -> int:
     estimator.fit(X_train, y_train)
     ruleset = estimator.ruleset_
     positive = ruleset.positive if ruleset.positive is not None else positive
-    print(f"# {args.method} on {name}: {len(X_train)} training / {len(X_test)} test samples, "
-          f"positive class {positive!r}\n")
+    learned = (f"positive class {positive!r}" if ruleset.positive is not None or y.nunique() <= 2
+               else f"every class learned, F1 of {positive!r}")
+    print(f"# {args.method} on {name}: {len(X_train)} training / {len(X_test)} test samples, {learned}\n")
     print(ruleset)
     print()
     # scored as compare and run score: a binary method on its task, the positive class against the rest
     one_vs_rest = ruleset.positive is not None
     train = test_scores(y_train.to_numpy(), estimator.predict(X_train), positive, one_vs_rest)
     test = test_scores(y_test.to_numpy(), estimator.predict(X_test), positive, one_vs_rest)
-    task = f" ({positive!r} against the rest)" if one_vs_rest and y.nunique() > 2 else ""
+    if y.nunique() <= 2:
+        task = ""
+    elif one_vs_rest:
+        task = f" ({positive!r} against the rest)"
+    else:  # a multi-class list: its accuracies are over every class, as compare marks them "(all classes)"
+        task = f" (all {y.nunique()} classes; F1 of {positive!r})"
     print(f"{'':10s}{'accuracy':>10s}{'bal. acc.':>11s}{'F1':>8s}{task}")
     for name, values in (("train", train), ("test", test)):
         print(f"{name:10s}{values['accuracy']:10.3f}{values['balanced_accuracy']:11.3f}{values['f1']:8.3f}")

@@ -299,3 +299,11 @@ def test_fit_names_a_bad_split_flag(capsys, flag, message):
     """scikit-learn's train_test_split messages named neither flag (and allowed whole numbers)."""
     assert main(["fit", "--dataset", "monk1", "--method", "setcover-greedy", *flag]) == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_fit_says_a_multi_class_list_is_scored_on_every_class(capsys):
+    assert main(["fit", "--dataset", "car_evaluation", "--method", "prepend"]) == 0
+    out = capsys.readouterr().out
+    assert "every class learned, F1 of 'vgood'" in out and "(all 4 classes; F1 of 'vgood')" in out
+    assert main(["fit", "--dataset", "car_evaluation", "--method", "setcover-greedy"]) == 0
+    assert "('vgood' against the rest)" in capsys.readouterr().out
