@@ -100,8 +100,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from acceptance import (beyond_prior, fold_means, mean_spread, runner_splits, seed_configs,  # noqa: E402
                         seed_spread, standard_error, trivial_scores, verdict_of)
 from machine import markdown_table, write_report  # noqa: E402  (benchmarks/machine.py)
-from paper_data import (add_data_arguments, check_entry, check_positive, csv_dataset, is_bundled,  # noqa: E402
-                        parse_positive, positive_of)
+from paper_data import (add_data_arguments, check_entry, check_positive, csv_dataset, entry_data,  # noqa: E402
+                        is_bundled, parse_positive, positive_of)
 
 TRAIN_SIZE = {"german": 700, "australian": 500, "car_evaluation": 1200, "mushroom": 5000, "adult": 5000}
 POSITIVE = {"german": "good", "australian": "+", "car_evaluation": "unacc", "mushroom": "e", "adult": ">50K"}
@@ -180,11 +180,11 @@ def dataset_entry(spec: str, runs: Path, data_dir: Path | None,
         entry = {**entry, "train_size": manifest["train_size"]}
         if positive_of(positives, entry["name"]) is not None:
             entry["positive"] = positive_of(positives, entry["name"])
-        check_entry(entry, TRAIN_SIZE)
         if entry.get("positive") is None:
+            check_entry(entry, TRAIN_SIZE)
             return entry
-        X, y = optrules.load_csv(entry["path"], label=entry["label"], categorical=entry.get("categorical"),
-                                 numeric=entry.get("numeric"), missing=entry.get("missing"))
+        X, y = entry_data(entry)
+        check_entry(entry, TRAIN_SIZE, y)
         return binarised(entry, X, y, runs)
     is_bundled(spec, data_dir)  # a different file of this name in --data-dir is an error, never used silently
     name = spec

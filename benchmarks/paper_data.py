@@ -150,26 +150,27 @@ def check_positive(positives: dict[str | None, str], names: list[str]) -> None:
         raise SystemExit(f"--positive: {', '.join(unknown)} is not a dataset of this run ({', '.join(names)})")
 
 
-def entry_labels(entry: dict[str, Any]) -> Any:
-    """The labels of a runner dataset entry (a bundled dataset by name, or a CSV by ``path``), read
-    as the runner reads them; a ``SystemExit`` naming the dataset when the file does not read (a
-    label or column its manifest names is not in it)."""
+def entry_data(entry: dict[str, Any]) -> tuple[Any, Any]:
+    """``(X, y)`` of a runner dataset entry (a bundled dataset by name, or a CSV by ``path``), read as
+    the runner reads them; a ``SystemExit`` naming the dataset when the file does not read (a label or
+    column its manifest names is not in it)."""
     try:
         if "path" not in entry:
-            return optrules.load(entry["name"])[1]
+            return optrules.load(entry["name"])
         return optrules.load_csv(entry["path"], label=entry.get("label") or "class",
                                  categorical=entry.get("categorical"), numeric=entry.get("numeric"),
-                                 missing=entry.get("missing"))[1]
+                                 missing=entry.get("missing"))
     except ValueError as error:
         raise SystemExit(f"dataset {entry['name']!r}: {error}") from None
 
 
-def check_entry(entry: dict[str, Any], paper_names: Any, tolerance: float = 0.05) -> None:
+def check_entry(entry: dict[str, Any], paper_names: Any, labels: Any = None, tolerance: float = 0.05) -> None:
     """Before any fit: a ``SystemExit`` when the entry's positive class is no label of its data
     (naming the labels), or when a CSV is named like a dataset of the paper (a name in ``paper_names``
     that is also a bundled dataset's) but its number of rows is more than ``tolerance`` from that
-    dataset's: it would be compared with the paper's figures."""
-    labels = entry_labels(entry).astype(str)
+    dataset's: it would be compared with the paper's figures. ``labels``: the entry's, when the caller
+    has read them already."""
+    labels = (entry_data(entry)[1] if labels is None else labels).astype(str)
     positive = entry.get("positive")
     if positive is not None and str(positive) not in set(labels):
         raise SystemExit(f"dataset {entry['name']!r}: positive class {positive!r} is not a label; labels: "

@@ -84,6 +84,19 @@ class TrainingData:
         return bool((self.weights != 1.0).any())
 
 
+def _nothing_varies(data: TrainingData) -> str | None:
+    """The degenerate-fit cause when no feature varies over the rows of positive weight (a missing value
+    counting as a value: "x is missing" is a condition), naming a grouping of categories that made it so."""
+    kept = data.frame[data.weights > 0]
+    if any(kept[f].nunique(dropna=False) > 1 for f in kept.columns):
+        return None
+    grouped = [f for f in data.schema.categorical_features if kept[f].isin([OTHER]).any()]
+    if grouped:
+        return (f"{NOTHING_VARIES}; every category of {grouped} was grouped into one (max_categories, "
+                f"min_frequency): keep more categories")
+    return NOTHING_VARIES
+
+
 def _check_weighted_classes(labels: np.ndarray, weights: np.ndarray) -> None:
     """Refuse weights that leave one class: a weight of 0 removes its row, and removing rows down to a
     single class is refused (``validate_target``)."""
@@ -203,11 +216,11 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         frame, schema = validate_features(X, categorical=self.categorical)
         labels = validate_target(y, len(frame))
         weights = validate_sample_weight(sample_weight, len(frame), capped=True)
+        _check_weighted_classes(labels, weights)
         # the training categories before grouping: a grouped value at predict is one seen in training
         categories = {f: tuple(class_order([v for v in frame[f].unique() if v is not None]))
                       for f in schema.categorical_features}
         _warn_unsaveable(categories)
-        _check_weighted_classes(labels, weights)
         frame, groups = group_categories(frame, schema, weights, self.max_categories, self.min_frequency)
         positive, positive_from = self._resolve_positive(y, labels, weights)
         _check_weighted_positive(positive, labels, weights)
@@ -281,20 +294,15 @@ class RulesetClassifier(ClassifierMixin, BaseEstimator):
         elif len(predicted) == 1:
             messages.append(f"{type(self).__name__} predicts {next(iter(predicted))!r} for every training row")
         if messages:
-            causes = self._degenerate_causes(data)
+            fixed = _nothing_varies(data)  # then no other cause is worth naming
+            causes = [fixed] if fixed else self._degenerate_causes(data)
             text = messages[0] + ("; likely cause: " + "; ".join(causes) if causes else "")
             warnings.warn(text, DegenerateFitWarning, stacklevel=3)
             return [text]
         return []
 
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
-        kept = data.frame[data.weights > 0]  # a missing value counts as a value: "x is missing" is a condition
-        if all(kept[f].nunique(dropna=False) < 2 for f in kept.columns):
-            grouped = [f for f in data.schema.categorical_features if kept[f].isin([OTHER]).any()]
-            if grouped:
-                return [f"{NOTHING_VARIES}; every category of {grouped} was grouped into one (max_categories, "
-                        f"min_frequency): keep more categories"]
-            return [NOTHING_VARIES]
+        """The likely causes of a degenerate fit on data some feature of which varies."""
         causes = []
         if self.binary:
             target = data.target()

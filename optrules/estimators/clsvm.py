@@ -21,7 +21,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.metaestimators import available_if
 
 from optrules.data import Schema, matching_label
-from optrules.estimators.base import COMMON_PARAMETERS, NOTHING_VARIES, RulesetClassifier, TrainingData
+from optrules.estimators.base import COMMON_PARAMETERS, RulesetClassifier, TrainingData
 from optrules.estimators.params import Either, Integer, Label, OneOf, Options, Real, Seed, Weights
 from optrules.exceptions import InvalidParameterError
 from optrules.exact.budget import TimeBudget
@@ -258,8 +258,6 @@ class CLSVMClassifier(RulesetClassifier):
 
     def _degenerate_causes(self, data: TrainingData) -> list[str]:
         causes = super()._degenerate_causes(data)
-        if causes and causes[0].startswith(NOTHING_VARIES):
-            return causes
         if not data.schema.categorical_features:
             causes.append("no categorical feature to cluster: the scorecard is a linear SVM on the numeric "
                           "features alone")
